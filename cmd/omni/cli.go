@@ -34,7 +34,8 @@ type Globals struct {
 type CLI struct {
 	Globals
 
-	Version versionCmd `cmd:"" help:"Print the build, the CPU features found and the kernel level in use."`
+	Version     versionCmd     `cmd:"" help:"Print the build, the CPU features found and the kernel level in use."`
+	Conformance conformanceCmd `cmd:"" help:"Replay conformance suites (docs/TESTVECTORS.md); exit 2 when a case fails."`
 }
 
 // exitCoder lets a command choose the process exit status (conformance

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/omni-tts/omni/testvectors"
+)
+
+// conformanceCmd replays conformance suites (docs/TESTVECTORS.md).
+type conformanceCmd struct {
+	Dirs []string `arg:"" name:"dir" help:"Suite directories (or case files) to replay."`
+	Kind string   `help:"Run only cases of this kind (${enum})." enum:",rng.exponential,sampler,predictor,talker,frame,stats,sched" default:""`
+	JSON bool     `name:"json" help:"Print a machine-readable JSON report instead of text."`
+	Wasm bool     `help:"Run the cases inside the WASI control core (not built yet)."`
+}
+
+// conformanceFailure is returned when some case failed; it exits 2.
+type conformanceFailure struct{ failed int }
+
+// Error implements error.
+func (e conformanceFailure) Error() string {
+	return fmt.Sprintf("conformance: %d case(s) failed", e.failed)
+}
+
+// ExitCode implements exitCoder: conformance failures exit 2.
+func (conformanceFailure) ExitCode() int { return exitConformance }
+
+// Run implements the "omni conformance" command.
+func (c *conformanceCmd) Run(g *Globals, _ context.Context) error {
+	if c.Wasm {
+		return fmt.Errorf("conformance: --wasm: the WASI control core is not built yet")
+	}
+	rep, err := testvectors.Run(c.Dirs, testvectors.Options{Kind: c.Kind}, &testvectors.Env{Threads: g.Threads})
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		err = rep.WriteJSON(g.Stdout)
+	} else {
+		err = rep.WriteText(g.Stdout)
+	}
+	if err != nil {
+		return err
+	}
+	if rep.Failed > 0 {
+		return conformanceFailure{failed: rep.Failed}
+	}
+	return nil
+}
