@@ -1,0 +1,143 @@
+package simd
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// GemmQ8 computes, for every quantized row i < x.M() and output row r,
+//
+//	y[i*w.Rows()+r] = Σ_b float32(float32(Σ_{k in block b} qx[i][k]·qw[r][k]) · xs[i][b]) · ws[r][b]
+//
+// single-threaded, where the block terms are added in block order into a
+// float32 accumulator that starts at 0. The integer dot products are exact
+// and every level performs the same float32 operations in the same order,
+// so all levels agree bit for bit. Inputs are x pre-quantized (Q8Input) and
+// w (Q8Matrix) with the same cols and block; len(y) must be ≥ x.M()·w.Rows().
+func GemmQ8(y []float32, x *Q8Input, w *Q8Matrix) {
+	GemmQ8Rows(y, x, w, 0, w.rows)
+}
+
+// GemmQ8Rows is GemmQ8 for output rows [r0, r1) only (the other entries of y
+// are not touched). r0 and r1 must be multiples of PanelRows, or r1 ==
+// w.Rows(); this is how work is split between threads.
+func GemmQ8Rows(y []float32, x *Q8Input, w *Q8Matrix, r0, r1 int) {
+	checkQ8(y, x, w, r0, r1)
+	if r0 == r1 {
+		return
+	}
+	gemmQ8Range(active, y, x, w, r0/PanelRows, r1)
+}
+
+func checkQ8(y []float32, x *Q8Input, w *Q8Matrix, r0, r1 int) {
+	if x.cols != w.cols || x.block != w.block {
+		panic(fmt.Sprintf("simd: GemmQ8: input cols %d block %d, matrix cols %d block %d", x.cols, x.block, w.cols, w.block))
+	}
+	if x.m < 1 {
+		panic("simd: GemmQ8: input not quantized")
+	}
+	if len(y) < x.m*w.rows {
+		panic(fmt.Sprintf("simd: GemmQ8(%dx%dx%d): len(y) %d < %d", x.m, w.cols, w.rows, len(y), x.m*w.rows))
+	}
+	checkRows("GemmQ8", w.rows, r0, r1)
+}
+
+func checkRows(name string, rows, r0, r1 int) {
+	if r0 < 0 || r1 > rows || r0 > r1 || r0%PanelRows != 0 || (r1%PanelRows != 0 && r1 != rows) {
+		panic(fmt.Sprintf("simd: %sRows: rows [%d, %d) of %d: bounds must be multiples of %d (or the end)", name, r0, r1, rows, PanelRows))
+	}
+}
+
+// q8ChunkBytes bounds the weight bytes one kernel call streams when several
+// groups of input rows reuse them (so the re-reads hit L1/L2); q8StreamBytes
+// bounds a single-group call (m ≤ the group size). Both keep each assembly
+// call far below 1 ms.
+const (
+	q8ChunkBytes  = 32 << 10
+	q8StreamBytes = 512 << 10
+)
+
+// q8Group returns the size of the next group of input rows (m rows left) that
+// a level's kernel handles at once.
+func q8Group(l Level, m int) int {
+	maxG := 8
+	if l == AVX2 {
+		maxG = 2
+	}
+	for g := maxG; g > 1; g /= 2 {
+		if m >= g {
+			return g
+		}
+	}
+	return 1
+}
+
+// gemmQ8Range computes output rows [16·p0, r1) for all input rows.
+func gemmQ8Range(l Level, y []float32, x *Q8Input, w *Q8Matrix, p0, r1 int) {
+	m, rows := x.m, w.rows
+	pFull := r1 / PanelRows // panels [p0, pFull) are complete
+	chunk := q8StreamBytes / w.panelBytes
+	if q8Group(l, m) < m {
+		chunk = q8ChunkBytes / w.panelBytes
+	}
+	chunk = max(chunk, 1)
+	for pc := p0; pc < pFull; pc += chunk {
+		n := min(chunk, pFull-pc)
+		for i0 := 0; i0 < m; {
+			g := q8Group(l, m-i0)
+			q8Kernel(l, g, y[i0*rows+pc*PanelRows:], rows, x, i0, w.data[pc*w.panelBytes:], w, n)
+			i0 += g
+		}
+	}
+	if pFull*PanelRows < r1 { // the last, partial panel goes through a scratch tile
+		var tile [8 * PanelRows]float32
+		nr := r1 - pFull*PanelRows
+		for i0 := 0; i0 < m; {
+			g := q8Group(l, m-i0)
+			q8Kernel(l, g, tile[:], PanelRows, x, i0, w.data[pFull*w.panelBytes:], w, 1)
+			for j := 0; j < g; j++ {
+				copy(y[(i0+j)*rows+pFull*PanelRows:][:nr], tile[j*PanelRows:][:nr])
+			}
+			i0 += g
+		}
+	}
+}
+
+// q8Kernel runs the level's kernel for input rows [i0, i0+g) over np panels
+// starting at wd, writing 16 outputs per panel per row into y (row stride ldy
+// floats).
+func q8Kernel(l Level, g int, y []float32, ldy int, x *Q8Input, i0 int, wd []byte, w *Q8Matrix, np int) {
+	m := x.m
+	qx := x.qx[4*i0:]
+	sc := x.sc[i0:]
+	if l == Generic || !haveAsm {
+		gemmQ8Generic(y, ldy, qx, 4*m, sc, 2*m, g, wd, w.nb, w.block, np)
+		return
+	}
+	_ = y[(g-1)*ldy+np*PanelRows-1]
+	_ = wd[np*w.panelBytes-1]
+	yp, xp, sp, wp := unsafe.Pointer(&y[0]), unsafe.Pointer(&qx[0]), unsafe.Pointer(&sc[0]), unsafe.Pointer(&wd[0])
+	ldyB, ldx, ldsc, nk := 4*ldy, 4*m, 8*m, w.block/32
+	switch l {
+	case AVX512VNNI:
+		switch g {
+		case 8:
+			gemmQ8x8AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, w.nb, nk, np)
+		case 4:
+			gemmQ8x4AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, w.nb, nk, np)
+		case 2:
+			gemmQ8x2AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, w.nb, nk, np)
+		default:
+			gemmQ8x1AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, w.nb, nk, np)
+		}
+	case AVX2:
+		switch g {
+		case 2:
+			gemmQ8x2AVX2(yp, ldyB, xp, ldx, sp, ldsc, wp, w.nb, nk, np)
+		default:
+			gemmQ8x1AVX2(yp, ldyB, xp, ldx, sp, ldsc, wp, w.nb, nk, np)
+		}
+	default:
+		panic("omni: BUG: gemmQ8 at level " + l.String())
+	}
+}
