@@ -1,0 +1,119 @@
+package predictor
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors of the loader. Every error the loader returns wraps one of
+// these (or a *ShapeError / *TensorError carrying the details), so callers can
+// test them with errors.Is.
+var (
+	// ErrFormat reports a malformed safetensors file: bad header length,
+	// malformed JSON, unknown dtype, inconsistent sizes or offsets.
+	ErrFormat = errors.New("predictor: malformed safetensors")
+	// ErrTruncated reports a file shorter than its header says.
+	ErrTruncated = errors.New("predictor: truncated file")
+	// ErrNoTensor reports a tensor that is not in the file or model.
+	ErrNoTensor = errors.New("predictor: no such tensor")
+	// ErrDType reports a tensor whose dtype the requested conversion cannot
+	// read exactly (e.g. F64 into float32).
+	ErrDType = errors.New("predictor: unsupported dtype")
+	// ErrShape reports a tensor whose shape differs from what the config or
+	// the caller expects; the detail is a *ShapeError.
+	ErrShape = errors.New("predictor: shape mismatch")
+	// ErrConfig reports a config.json or generation_config.json that is
+	// missing a field, has a field of the wrong type, or holds a value out
+	// of range.
+	ErrConfig = errors.New("predictor: bad config")
+	// ErrNonFinite reports a NaN or infinity in a weight that must be finite.
+	ErrNonFinite = errors.New("predictor: non-finite weight")
+	// ErrClosed reports a read from a closed file or source.
+	ErrClosed = errors.New("predictor: read after close")
+	// ErrSpec reports a model spec OpenModel does not understand.
+	ErrSpec = errors.New("predictor: bad model spec")
+)
+
+// ShapeError reports a tensor whose shape differs from the expected one.
+// It matches ErrShape under errors.Is.
+type ShapeError struct {
+	File string // file holding the tensor, when known
+	Name string // tensor name
+	Want []int  // shape the config (or caller) expects
+	Got  []int  // shape found
+}
+
+// Error implements error.
+func (e *ShapeError) Error() string {
+	if e.File != "" {
+		return fmt.Sprintf("predictor: %s: tensor %s: shape %v, config says %v", e.File, e.Name, e.Got, e.Want)
+	}
+	return fmt.Sprintf("predictor: tensor %s: shape %v, config says %v", e.Name, e.Got, e.Want)
+}
+
+// Is makes errors.Is(err, ErrShape) true for a *ShapeError.
+func (e *ShapeError) Is(target error) bool { return target == ErrShape }
+
+// TensorError reports a failure concerning one tensor of one file; Err is the
+// underlying cause (often one of the sentinels) and is reachable through
+// errors.Is/As.
+type TensorError struct {
+	File  string // file (or model spec) holding the tensor
+	Name  string // tensor name
+	Index int    // element index the failure concerns, or -1
+	Err   error  // cause
+}
+
+// Error implements error.
+func (e *TensorError) Error() string {
+	s := "predictor: "
+	if e.File != "" {
+		s += e.File + ": "
+	}
+	s += "tensor " + e.Name
+	if e.Index >= 0 {
+		s += fmt.Sprintf(" [%d]", e.Index)
+	}
+	return s + ": " + trimPrefix(e.Err.Error())
+}
+
+// Unwrap returns the cause.
+func (e *TensorError) Unwrap() error { return e.Err }
+
+// trimPrefix drops a leading "predictor: " so wrapped messages do not repeat
+// the package name.
+func trimPrefix(s string) string {
+	const p = "predictor: "
+	if len(s) >= len(p) && s[:len(p)] == p {
+		return s[len(p):]
+	}
+	return s
+}
+
+// formatError builds an ErrFormat-wrapping error with a precise message.
+func formatError(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, args...)...)
+}
+
+// fileError prefixes an error with the file it concerns, keeping the cause
+// reachable through errors.Is/As.
+type fileError struct {
+	path string
+	err  error
+}
+
+func (e *fileError) Error() string { return "predictor: " + e.path + ": " + trimPrefix(e.err.Error()) }
+func (e *fileError) Unwrap() error { return e.err }
+
+// inFile wraps err with the file path (nil stays nil).
+func inFile(path string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &fileError{path: path, err: err}
+}
+
+// errorf builds an error wrapping the sentinel base with a precise message.
+func errorf(base error, format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{base}, args...)...)
+}
