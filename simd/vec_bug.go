@@ -14,3 +14,5 @@ func lenBug(fn, a string, na int, b string, nb int) string {
 func shapeBug(fn, what string) string {
 	return "omni: BUG: simd." + fn + ": " + what
 }
+
+func itoa(i int) string { return strconv.Itoa(i) }
