@@ -1,0 +1,113 @@
+package predictor
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ExpectedTensors returns every tensor the talker and the code predictor
+// need, with the shapes c implies (names and shapes as stored in the Hugging
+// Face checkpoints; the speaker encoder is not needed and not listed). Shapes
+// are PyTorch's (out, in); DType is BF16, the checkpoints' storage type; the
+// list is sorted by name.
+func ExpectedTensors(c *Config) []TensorInfo {
+	var out []TensorInfo
+	add := func(name string, shape ...int) {
+		n, _ := elemCount(shape)
+		out = append(out, TensorInfo{Name: name, DType: BF16, Shape: shape, Size: 2 * n})
+	}
+	th, ph := c.Talker.Hidden, c.Predictor.Hidden
+	add("talker.model.text_embedding.weight", c.TextVocab, c.TextHidden)
+	add("talker.text_projection.linear_fc1.weight", c.TextHidden, c.TextHidden)
+	add("talker.text_projection.linear_fc1.bias", c.TextHidden)
+	add("talker.text_projection.linear_fc2.weight", th, c.TextHidden)
+	add("talker.text_projection.linear_fc2.bias", th)
+	add("talker.model.codec_embedding.weight", c.TalkerVocab, th)
+	decoderTensors(add, "talker.model.", &c.Talker)
+	add("talker.model.norm.weight", th)
+	add("talker.codec_head.weight", c.TalkerVocab, th)
+	if c.HasProjection() {
+		add("talker.code_predictor.small_to_mtp_projection.weight", ph, th)
+		add("talker.code_predictor.small_to_mtp_projection.bias", ph)
+	}
+	for g := 0; g < c.CodeGroups-1; g++ {
+		add(fmt.Sprintf("talker.code_predictor.model.codec_embedding.%d.weight", g), c.PredictorVocab, th)
+		add(fmt.Sprintf("talker.code_predictor.lm_head.%d.weight", g), c.PredictorVocab, ph)
+	}
+	decoderTensors(add, "talker.code_predictor.model.", &c.Predictor)
+	add("talker.code_predictor.model.norm.weight", ph)
+	slices.SortFunc(out, func(a, b TensorInfo) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// decoderTensors lists the per-layer tensors of one Qwen3 decoder stack.
+func decoderTensors(add func(string, ...int), prefix string, d *DecoderConfig) {
+	h, q, kv := d.Hidden, d.Heads*d.HeadDim, d.KVHeads*d.HeadDim
+	for l := 0; l < d.Layers; l++ {
+		p := fmt.Sprintf("%slayers.%d.", prefix, l)
+		add(p+"input_layernorm.weight", h)
+		add(p+"post_attention_layernorm.weight", h)
+		add(p+"self_attn.q_proj.weight", q, h)
+		add(p+"self_attn.k_proj.weight", kv, h)
+		add(p+"self_attn.v_proj.weight", kv, h)
+		add(p+"self_attn.o_proj.weight", h, q)
+		add(p+"self_attn.q_norm.weight", d.HeadDim)
+		add(p+"self_attn.k_norm.weight", d.HeadDim)
+		add(p+"mlp.gate_proj.weight", d.Intermediate, h)
+		add(p+"mlp.up_proj.weight", d.Intermediate, h)
+		add(p+"mlp.down_proj.weight", h, d.Intermediate)
+	}
+}
+
+// CheckTensors checks that src holds every tensor ExpectedTensors lists, with
+// the expected shape and a dtype that converts to float32. It reports the
+// first problem in name order: a missing tensor as a *TensorError wrapping
+// ErrNoTensor, a wrong shape as a *ShapeError
+// ("predictor: tensor talker.model.norm.weight: shape [1023], config says [1024]").
+// Extra tensors (the speaker encoder) are allowed.
+func CheckTensors(src Source) error {
+	have := map[string]TensorInfo{}
+	for _, t := range src.Tensors() {
+		have[t.Name] = t
+	}
+	for _, want := range ExpectedTensors(src.Config()) {
+		got, ok := have[want.Name]
+		if !ok {
+			return &TensorError{Name: want.Name, Index: -1, Err: ErrNoTensor}
+		}
+		if !slices.Equal(got.Shape, want.Shape) {
+			return &ShapeError{Name: want.Name, Want: want.Shape, Got: got.Shape}
+		}
+		if err := floatDType(got.DType); err != nil {
+			return &TensorError{Name: want.Name, Index: -1, Err: err}
+		}
+	}
+	return nil
+}
+
+// CheckFinite scans every norm weight of src (the RMSNorm gains: small
+// tensors, where a NaN or infinity poisons every activation) and reports the
+// first non-finite value as a *TensorError naming the tensor and the index,
+// wrapping ErrNonFinite.
+func CheckFinite(src Source) error {
+	var buf []float32
+	for _, t := range ExpectedTensors(src.Config()) {
+		if !strings.HasSuffix(t.Name, "norm.weight") {
+			continue
+		}
+		buf = slices.Grow(buf[:0], int(t.Elems()))[:t.Elems()]
+		if err := src.ReadF32(t.Name, buf); err != nil {
+			return err
+		}
+		for i, v := range buf {
+			if v != v || v > maxFinite || v < -maxFinite {
+				return &TensorError{Name: t.Name, Index: i, Err: fmt.Errorf("%w: value %g", ErrNonFinite, v)}
+			}
+		}
+	}
+	return nil
+}
+
+// maxFinite is the largest finite float32.
+const maxFinite = 3.4028234663852886e38
