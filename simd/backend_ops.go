@@ -225,9 +225,11 @@ func (b *Backend) Attention(out, qkv []float32, m int, caches, pos []int32, laye
 		ro.rope.apply(kd, kvh, p)
 	}
 	// Phase 2: each row's q against its cache.
+	// Scores for up to the largest cache's positions, so a growing
+	// sequence does not regrow the buffer step by step.
 	maxN := 0
-	for _, p := range pos {
-		maxN = max(maxN, int(p)+1)
+	for _, h := range caches {
+		maxN = max(maxN, b.objs[h].maxPos)
 	}
 	if cap(b.attnTmp) < maxN {
 		b.attnTmp = make([]float32, maxN)
