@@ -68,16 +68,17 @@ func checkBlock(block int) error {
 	return fmt.Errorf("simd: block %d not 32, 64 or 128", block)
 }
 
-// quantScale returns the scale of a block whose largest magnitude is absmax.
-// A block whose scale would underflow to zero gets the smallest positive
-// float32 so that its values still quantize within half a step.
+// quantScale returns the scale of a block whose largest magnitude is absmax:
+// absmax/127 rounded to float32. Where that rounding is coarse (a subnormal
+// scale) it is raised by ulps until absmax/scale ≤ 127.5, so every value
+// still quantizes within half a step without clamping.
 func quantScale(absmax float64) float32 {
 	if absmax == 0 {
 		return 0
 	}
 	s := float32(absmax / 127)
-	if s == 0 {
-		s = math.SmallestNonzeroFloat32
+	for float64(s)*127.5 < absmax {
+		s = math.Nextafter32(s, float32(math.Inf(1)))
 	}
 	return s
 }
