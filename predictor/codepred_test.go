@@ -134,7 +134,7 @@ func TestBatchedEqualsSingle(t *testing.T) {
 	src := tinyModel(projGeom, 5)
 	c := src.Config()
 	const B = 3
-	for _, prec := range []predictor.Precision{predictor.FP32, predictor.Int8} {
+	for _, prec := range []predictor.Precision{predictor.Int8, predictor.FP32} {
 		for _, path := range []predictor.Path{predictor.Incremental, predictor.FullPrefix} {
 			p := loadPredictor(t, src, prec, predictor.PredictorOptions{MaxBatch: B, Path: path})
 			h, teacher := frameInputs(c, B, 6)

@@ -100,7 +100,7 @@ func TestTalkerBatchedDecodeEqualsSingle(t *testing.T) {
 	src := tinyModel(smallGeom, 23)
 	c := src.Config()
 	H, V := c.Talker.Hidden, c.TalkerVocab
-	for _, prec := range []predictor.Precision{predictor.FP32, predictor.Int8} {
+	for _, prec := range []predictor.Precision{predictor.Int8, predictor.FP32} {
 		tk := loadTalker(t, src, prec, predictor.TalkerOptions{MaxBatch: 3, MaxLen: 32})
 		r := rand.New(rand.NewPCG(24, 1))
 		// Three sequences with prompts of different lengths, decoded

@@ -24,6 +24,7 @@ type Backend struct {
 	tmp     []float32  // MatMulAdd / per-tensor scratch
 	attnTmp []float32  // attention scores
 	qkTmp   []float32  // one row's normed, rotated q
+	f32     f32Task    // the fp32 product's task (no allocation per call)
 }
 
 // NewBackend returns a Backend whose matrix products run on threads worker
@@ -39,7 +40,7 @@ func NewBackend(threads int) *Backend {
 // Close stops the worker pool and drops every handle.
 func (b *Backend) Close() {
 	if b.pool != nil {
-		b.pool.close()
+		b.pool.Close()
 		b.pool = nil
 	}
 	b.objs, b.free = nil, nil
@@ -140,7 +141,11 @@ func (b *Backend) NewMatrix(rows, cols int, data, bias []float32, precision stri
 	}
 	switch precision {
 	case "fp32":
-		o.f32 = newF32Weights(data, rows, cols)
+		m, err := newF32Weights(data, rows, cols)
+		if err != nil {
+			return -1, fmt.Errorf("simd: backend: %w", err)
+		}
+		o.f32 = m
 	case "int8":
 		m, err := QuantizeQ8(data, rows, cols, DefaultBlock)
 		if err != nil {
@@ -150,7 +155,11 @@ func (b *Backend) NewMatrix(rows, cols int, data, bias []float32, precision stri
 	case "int8-pertensor":
 		w := make([]float32, len(data))
 		fakeQuantTensor(w, data)
-		o.f32, o.perTensor = newF32Weights(w, rows, cols), true
+		m, err := newF32Weights(w, rows, cols)
+		if err != nil {
+			return -1, fmt.Errorf("simd: backend: %w", err)
+		}
+		o.f32, o.perTensor = m, true
 	default:
 		return -1, fmt.Errorf("simd: backend: matrix precision %q unknown (want fp32, int8 or int8-pertensor)", precision)
 	}
@@ -224,7 +233,10 @@ func (b *Backend) NewRope(headDim, maxPos int, theta float32) (int32, error) {
 	if headDim < 2 || headDim%2 != 0 || headDim > 1<<12 || maxPos < 1 || maxPos > 1<<20 || !(theta > 1) {
 		return -1, fmt.Errorf("simd: backend: rope head_dim %d, max positions %d, theta %v: want an even head_dim ≤ 4096, 1..2²⁰ positions and theta > 1", headDim, maxPos, theta)
 	}
-	r := newRopeTable(headDim, maxPos, theta)
+	r, err := newRopeTable(headDim, maxPos, theta)
+	if err != nil {
+		return -1, fmt.Errorf("simd: backend: %w", err)
+	}
 	return b.put(object{kind: kindRope, cols: headDim, maxPos: maxPos, rope: r}), nil
 }
 

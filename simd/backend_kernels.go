@@ -12,83 +12,79 @@ type f32Weights struct {
 }
 
 // newF32Weights copies W.
-func newF32Weights(w []float32, rows, cols int) *f32Weights {
-	return &f32Weights{rows: rows, cols: cols, w: append([]float32(nil), w...)}
+func newF32Weights(w []float32, rows, cols int) (*f32Weights, error) {
+	return &f32Weights{rows: rows, cols: cols, w: append([]float32(nil), w...)}, nil
 }
 
-// gemmF32 computes y[m×rows] = x[m×cols]·Wᵀ.
-func (b *Backend) gemmF32(y, x []float32, m int, w *f32Weights) {
-	for i := 0; i < m; i++ {
-		xi := x[i*w.cols : (i+1)*w.cols]
-		yi := y[i*w.rows : (i+1)*w.rows]
-		for r := range yi {
-			yi[r] = Dot(xi, w.w[r*w.cols:(r+1)*w.cols])
+// f32Task computes output rows [lo, hi) of y = x·Wᵀ for every input row:
+// y[i][r] = Dot(x[i], W[r]). Each output is one Dot of two fixed rows, so
+// a row's result does not depend on how many rows ran with it (a batched
+// step equals single-row steps bit for bit), and each weight row is read
+// from memory once for all m inputs (it stays in L1 across them).
+type f32Task struct {
+	y, x []float32
+	m    int
+	w    *f32Weights
+}
+
+// RunRange implements Task.
+func (t *f32Task) RunRange(lo, hi int) {
+	c, n := t.w.cols, t.w.rows
+	for r := lo; r < hi; r++ {
+		wr := t.w.w[r*c : (r+1)*c]
+		for i := 0; i < t.m; i++ {
+			t.y[i*n+r] = Dot(t.x[i*c:(i+1)*c], wr)
 		}
 	}
 }
 
-// gemmQ8 computes y[m×rows] = x·Wᵀ for quantized x.
+// gemmF32 computes y[m×rows] = x[m×cols]·Wᵀ on the pool.
+func (b *Backend) gemmF32(y, x []float32, m int, w *f32Weights) {
+	t := &b.f32
+	t.y, t.x, t.m, t.w = y, x, m, w
+	if b.pool != nil {
+		b.pool.Run(t, w.rows, PanelRows)
+	} else {
+		t.RunRange(0, w.rows)
+	}
+	t.y, t.x, t.w = nil, nil, nil
+}
+
+// gemmQ8 computes y[m×rows] = x·Wᵀ for quantized x on the pool.
 func (b *Backend) gemmQ8(y []float32, x *Q8Input, w *Q8Matrix) {
+	if b.pool != nil {
+		b.pool.GemmQ8(y, x, w)
+		return
+	}
 	GemmQ8(y, x, w)
 }
 
 // workers is the Backend's thread pool.
-type workers struct{}
+type workers = Pool
 
-func newWorkers(threads int) *workers { return &workers{} }
-func (w *workers) close()             {}
+func newWorkers(threads int) *workers { return NewPool(threads) }
 
-// rmsNorm writes out[r] = x[r] / sqrt(mean(x[r]²) + eps) · w for m rows.
+// rmsNorm writes out[r] = x[r] / sqrt(mean(x[r]²) + eps) · w for m rows
+// (out may be x).
 func rmsNorm(out, x []float32, m int, w []float32, eps float32) {
-	n := len(w)
-	for r := 0; r < m; r++ {
-		xr, or := x[r*n:(r+1)*n], out[r*n:(r+1)*n]
-		var ss float64
-		for _, v := range xr {
-			ss += float64(v) * float64(v)
-		}
-		inv := float32(1 / math.Sqrt(ss/float64(n)+float64(eps)))
-		for i, v := range xr {
-			or[i] = v * inv * w[i]
-		}
-	}
+	RMSNorm(out, x, w, m, eps)
 }
 
-// ropeTable holds cos and sin of pos·θ^(-2i/d) for i < d/2.
-type ropeTable struct {
-	half     int
-	cos, sin []float32
+// rmsNormHeads normalises every headDim-wide head of x in place.
+func rmsNormHeads(x, w []float32, eps float32) {
+	RMSNormHeads(x, w, len(w), eps)
 }
+
+// ropeTable holds the rotate-half tables.
+type ropeTable = Rope
 
 // newRopeTable builds the rotate-half tables.
-func newRopeTable(headDim, maxPos int, theta float32) *ropeTable {
-	h := headDim / 2
-	t := &ropeTable{half: h, cos: make([]float32, maxPos*h), sin: make([]float32, maxPos*h)}
-	for p := 0; p < maxPos; p++ {
-		for i := 0; i < h; i++ {
-			inv := math.Pow(float64(theta), -float64(2*i)/float64(headDim))
-			a := float64(p) * inv
-			t.cos[p*h+i] = float32(math.Cos(a))
-			t.sin[p*h+i] = float32(math.Sin(a))
-		}
-	}
-	return t
+func newRopeTable(headDim, maxPos int, theta float32) (*ropeTable, error) {
+	return NewRope(headDim, float64(theta), maxPos)
 }
 
-// apply rotates nHeads heads of x (each 2·half values) to position pos:
-// x1' = x1·cos − x2·sin, x2' = x2·cos + x1·sin.
-func (t *ropeTable) apply(x []float32, nHeads, pos int) {
-	h := t.half
-	c, s := t.cos[pos*h:(pos+1)*h], t.sin[pos*h:(pos+1)*h]
-	for k := 0; k < nHeads; k++ {
-		v := x[k*2*h : (k+1)*2*h]
-		for i := 0; i < h; i++ {
-			x1, x2 := v[i], v[i+h]
-			v[i] = x1*c[i] - x2*s[i]
-			v[i+h] = x2*c[i] + x1*s[i]
-		}
-	}
-}
+// ropeApply rotates nHeads heads of x to position pos.
+func ropeApply(t *ropeTable, x []float32, nHeads, pos int) { t.Apply(x, nHeads, pos) }
 
 // siluMul writes out[i] = silu(gate[i])·up[i].
 func siluMul(out, gate, up []float32) {

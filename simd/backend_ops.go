@@ -221,8 +221,8 @@ func (b *Backend) Attention(out, qkv []float32, m int, caches, pos []int32, laye
 		vd := c.kv[2*layer+1][p*kw : (p+1)*kw]
 		copy(kd, src[qw:qw+kw])
 		copy(vd, src[qw+kw:])
-		rmsNorm(kd, kd, kvh, kn.data, eps)
-		ro.rope.apply(kd, kvh, p)
+		rmsNormHeads(kd, kn.data, eps)
+		ropeApply(ro.rope, kd, kvh, p)
 	}
 	// Phase 2: each row's q against its cache.
 	// Scores for up to the largest cache's positions, so a growing
@@ -239,8 +239,9 @@ func (b *Backend) Attention(out, qkv []float32, m int, caches, pos []int32, laye
 	for r := 0; r < m; r++ {
 		c := &b.objs[caches[r]]
 		p := int(pos[r])
-		rmsNorm(q, qkv[r*row:r*row+qw], heads, qn.data, eps)
-		ro.rope.apply(q, heads, p)
+		copy(q, qkv[r*row:r*row+qw])
+		rmsNormHeads(q, qn.data, eps)
+		ropeApply(ro.rope, q, heads, p)
 		n := p + 1
 		attend(out[r*qw:(r+1)*qw], q, c.kv[2*layer][:n*kw], c.kv[2*layer+1][:n*kw], n, heads, kvh, hd, scale, b.attnTmp[:n])
 	}
