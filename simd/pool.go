@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/klauspost/cpuid/v2"
 )
@@ -17,17 +18,31 @@ type Task interface {
 
 // Pool runs Tasks on long-lived worker goroutines, each locked to its OS
 // thread (runtime.LockOSThread), so that kernels run on distinct cores
-// without goroutine hand-off costs inside a pass. A Pool serves one Run at
-// a time: concurrent callers are serialized.
+// without goroutine hand-off costs inside a pass. An idle worker spins for
+// spinFor before it parks, so the back-to-back calls of a forward pass
+// hand work over in well under a microsecond (a futex wake-up costs tens of
+// µs on a VM). A Pool serves one Run at a time: concurrent callers are
+// serialized; a Task must not call Run on its own pool.
 type Pool struct {
 	threads int
 	mu      sync.Mutex
-	jobs    []chan poolJob // one per worker (threads-1)
-	wg      sync.WaitGroup
+	workers []*poolWorker // threads-1 of them
 	closed  atomic.Bool
 
 	q8  gemmQ8Task
 	f32 gemmF32Task
+}
+
+// spinFor is how long an idle worker polls for work before parking.
+const spinFor = 200 * time.Microsecond
+
+type poolWorker struct {
+	job      poolJob
+	seq      atomic.Uint64 // bumped by the dispatcher after writing job
+	done     atomic.Uint64 // set to seq by the worker when the job is done
+	sleeping atomic.Bool
+	wake     chan struct{}
+	_        [64]byte // keep workers' hot words on separate cache lines
 }
 
 type poolJob struct {
@@ -50,20 +65,61 @@ func NewPool(threads int) *Pool {
 	if threads <= 0 {
 		threads = DefaultThreads()
 	}
-	p := &Pool{threads: threads, jobs: make([]chan poolJob, threads-1)}
-	for i := range p.jobs {
-		ch := make(chan poolJob, 1)
-		p.jobs[i] = ch
-		go p.worker(ch)
+	p := &Pool{threads: threads}
+	for i := 0; i < threads-1; i++ {
+		w := &poolWorker{wake: make(chan struct{}, 1)}
+		p.workers = append(p.workers, w)
+		go w.loop(&p.closed)
 	}
 	return p
 }
 
-func (p *Pool) worker(ch chan poolJob) {
+func (w *poolWorker) loop(closed *atomic.Bool) {
 	runtime.LockOSThread()
-	for j := range ch {
+	var last uint64
+	for {
+		// Wait for seq to move: spin, then park.
+		t0 := time.Now()
+		for spins := 0; w.seq.Load() == last; spins++ {
+			if closed.Load() {
+				return
+			}
+			if spins&255 == 255 && time.Since(t0) > spinFor {
+				w.sleeping.Store(true)
+				if w.seq.Load() == last && !closed.Load() {
+					<-w.wake
+				}
+				w.sleeping.Store(false)
+				t0 = time.Now()
+			}
+		}
+		last = w.seq.Load()
+		j := w.job
 		j.t.RunRange(j.lo, j.hi)
-		p.wg.Done()
+		w.job.t = nil
+		w.done.Store(last)
+	}
+}
+
+// post hands job to the worker and wakes it if it parked.
+func (w *poolWorker) post(j poolJob) {
+	w.job = j
+	w.seq.Add(1)
+	if w.sleeping.Load() {
+		select {
+		case w.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// wait returns when the worker has finished its last job.
+func (w *poolWorker) wait() {
+	want := w.seq.Load()
+	for spins := 0; w.done.Load() != want; spins++ {
+		if spins&1023 == 1023 {
+			runtime.Gosched()
+		}
 	}
 }
 
@@ -77,8 +133,11 @@ func (p *Pool) Close() {
 	if p.closed.Swap(true) {
 		return
 	}
-	for _, ch := range p.jobs {
-		close(ch)
+	for _, w := range p.workers {
+		select {
+		case w.wake <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -108,12 +167,13 @@ func (p *Pool) run(t Task, n, grain int) {
 		panic("simd: Pool.Run after Close")
 	}
 	bound := func(c int) int { return min(n, c*units/k*grain) }
-	p.wg.Add(k - 1)
 	for c := 1; c < k; c++ {
-		p.jobs[c-1] <- poolJob{t, bound(c), bound(c + 1)}
+		p.workers[c-1].post(poolJob{t, bound(c), bound(c + 1)})
 	}
 	t.RunRange(0, bound(1))
-	p.wg.Wait()
+	for c := 1; c < k; c++ {
+		p.workers[c-1].wait()
+	}
 }
 
 // gemmQ8Task splits GemmQ8 over output panels.

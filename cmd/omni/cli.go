@@ -36,6 +36,7 @@ type CLI struct {
 
 	Version     versionCmd     `cmd:"" help:"Print the build, the CPU features found and the kernel level in use."`
 	Conformance conformanceCmd `cmd:"" help:"Replay conformance suites (docs/TESTVECTORS.md); exit 2 when a case fails."`
+	Bench       benchCmd       `cmd:"" help:"Benchmarks; every figure comes with its floor measured in the same run."`
 }
 
 // exitCoder lets a command choose the process exit status (conformance

@@ -1,0 +1,8 @@
+package main
+
+// benchCmd groups the benchmark subcommands ("omni bench kernels", …). Each
+// subcommand is a field; each measures its floor in the same process and
+// can print one JSON object (--json).
+type benchCmd struct {
+	Kernels benchKernelsCmd `cmd:"" help:"Kernel throughput against the streaming-read floor measured in the same run."`
+}
