@@ -1,6 +1,6 @@
 package testvectors
 
-import "errors"
+import "github.com/omni-tts/omni/predictor"
 
 // tensorSource is the sibling safetensors file of a case.
 type tensorSource interface {
@@ -9,7 +9,8 @@ type tensorSource interface {
 	Close() error
 }
 
-// openTensors opens a case's sibling safetensors file.
+// openTensors opens a case's sibling safetensors file with the checkpoint
+// loader's reader.
 func openTensors(path string) (tensorSource, error) {
-	return nil, errors.New("testvectors: safetensors reader not available yet")
+	return predictor.OpenSafetensors(path)
 }
