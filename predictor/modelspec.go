@@ -3,6 +3,7 @@ package predictor
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -74,13 +75,13 @@ func CheckTensors(src Source) error {
 	for _, want := range ExpectedTensors(src.Config()) {
 		got, ok := have[want.Name]
 		if !ok {
-			return &TensorError{Name: want.Name, Index: -1, Err: ErrNoTensor}
+			return &TensorError{File: sourceFile(src, want.Name), Name: want.Name, Index: -1, Err: ErrNoTensor}
 		}
 		if !slices.Equal(got.Shape, want.Shape) {
-			return &ShapeError{Name: want.Name, Want: want.Shape, Got: got.Shape}
+			return &ShapeError{File: sourceFile(src, want.Name), Name: want.Name, Want: want.Shape, Got: got.Shape}
 		}
 		if err := floatDType(got.DType); err != nil {
-			return &TensorError{Name: want.Name, Index: -1, Err: err}
+			return &TensorError{File: sourceFile(src, want.Name), Name: want.Name, Index: -1, Err: err}
 		}
 	}
 	return nil
@@ -102,7 +103,7 @@ func CheckFinite(src Source) error {
 		}
 		for i, v := range buf {
 			if v != v || v > maxFinite || v < -maxFinite {
-				return &TensorError{Name: t.Name, Index: i, Err: fmt.Errorf("%w: value %g", ErrNonFinite, v)}
+				return &TensorError{File: sourceFile(src, t.Name), Name: t.Name, Index: i, Err: fmt.Errorf("%w: value %g", ErrNonFinite, v)}
 			}
 		}
 	}
@@ -111,3 +112,65 @@ func CheckFinite(src Source) error {
 
 // maxFinite is the largest finite float32.
 const maxFinite = 3.4028234663852886e38
+
+// sourceFile names where src keeps the named tensor, for error messages: the
+// shard file of a checkpoint, else the source's own name.
+func sourceFile(src Source, name string) string {
+	if f, ok := src.(interface{ FileOf(string) string }); ok {
+		if p := f.FileOf(name); p != "" {
+			return p
+		}
+	}
+	if s, ok := src.(fmt.Stringer); ok {
+		return s.String()
+	}
+	return ""
+}
+
+// OpenModel opens a model spec:
+//
+//   - a directory: a Hugging Face Qwen3-TTS checkpoint (config.json and
+//     model.safetensors, or shards listed in model.safetensors.index.json),
+//     checked as OpenCheckpoint does;
+//   - "synth:SIZE[+outliers][@SEED]": a synthetic model (NewSynth) of SIZE
+//     tiny, tiny-wide, 0.6b or 1.7b, with outlier channels when "+outliers"
+//     is given, seed SEED (default 1).
+func OpenModel(spec string) (Source, error) {
+	if rest, ok := strings.CutPrefix(spec, "synth:"); ok {
+		size, outliers, seed, err := parseSynthSpec(rest)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %q: %v", ErrSpec, spec, err)
+		}
+		return NewSynth(size, outliers, seed)
+	}
+	if spec == "" {
+		return nil, fmt.Errorf("%w: empty model spec (a checkpoint directory or synth:SIZE)", ErrSpec)
+	}
+	return OpenCheckpoint(spec)
+}
+
+// DefaultSynthSeed is the seed of "synth:SIZE" without "@SEED".
+const DefaultSynthSeed = 1
+
+// parseSynthSpec splits "SIZE[+outliers][@SEED]".
+func parseSynthSpec(s string) (size string, outliers bool, seed uint64, err error) {
+	seed = DefaultSynthSeed
+	if i := strings.LastIndexByte(s, '@'); i >= 0 {
+		v, perr := strconv.ParseUint(s[i+1:], 10, 64)
+		if perr != nil {
+			return "", false, 0, fmt.Errorf("seed %q is not an unsigned integer", s[i+1:])
+		}
+		seed, s = v, s[:i]
+	}
+	size, mod, hasMod := strings.Cut(s, "+")
+	if hasMod {
+		if mod != "outliers" {
+			return "", false, 0, fmt.Errorf("unknown modifier %q (have +outliers)", mod)
+		}
+		outliers = true
+	}
+	if !slices.Contains(synthSizes, size) {
+		return "", false, 0, fmt.Errorf("unknown size %q (have %s)", size, strings.Join(synthSizes, ", "))
+	}
+	return size, outliers, seed, nil
+}

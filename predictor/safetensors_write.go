@@ -41,6 +41,9 @@ func WriteSafetensors(path string, tensors []WriteTensor, metadata map[string]st
 			os.Remove(tmp.Name())
 		}
 	}()
+	if err := tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("predictor: %w", err)
+	}
 	w := bufio.NewWriterSize(tmp, 1<<20)
 	var n [8]byte
 	binary.LittleEndian.PutUint64(n[:], uint64(len(hdr)))

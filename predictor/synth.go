@@ -1,0 +1,224 @@
+package predictor
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"sync/atomic"
+)
+
+// Synthetic weight scales, chosen so activations stay finite through every
+// layer and logits are neither flat nor one-hot, the way a trained model's
+// are:
+//
+//   - q, k, v, gate, up, text_projection and small_to_mtp_projection
+//     matrices: std 1/√in (a unit-RMS input gives unit-RMS outputs);
+//   - o_proj and down_proj (the residual writers): std 1/√in / √(2·layers),
+//     so the residual stream grows slowly over the stack;
+//   - codec_head and the predictor lm heads: std 1.5/√in (logit std ≈ 1.5);
+//   - embedding tables: std 0.5; biases: std 0.02;
+//   - RMSNorm gains (incl. q_norm, k_norm): 1 + 0.05·noise.
+//
+// Values are a roughly Gaussian stream bounded by ±3.46 std (normalish).
+const (
+	synthEmbedStd = 0.5
+	synthBiasStd  = 0.02
+	synthNormStd  = 0.05
+	synthHeadGain = 1.5
+)
+
+// Outlier channels (+outliers): synthOutliers hidden channels of each stack
+// carry RMSNorm gains drawn uniformly from [synthOutlierMin, synthOutlierMax]
+// in every input_layernorm, post_attention_layernorm and final norm, as
+// trained LLMs have a few outlier activation channels.
+const (
+	synthOutliers   = 6
+	synthOutlierMin = 20.0
+	synthOutlierMax = 60.0
+)
+
+// synthSource is a deterministic synthetic model; it implements Source.
+type synthSource struct {
+	cfg      *Config
+	size     string
+	seed     uint64
+	outliers bool
+	tensors  []TensorInfo
+	specs    map[string]*synthSpec
+	closed   atomic.Bool
+}
+
+// synthSpec says how one tensor's values are generated.
+type synthSpec struct {
+	info     TensorInfo
+	key      uint64
+	base     float32 // 1 for norm gains, 0 otherwise
+	std      float32
+	outliers []outlierGain // norm gains overridden at outlier channels
+}
+
+type outlierGain struct {
+	ch   int64
+	gain float32
+}
+
+// NewSynth builds the synthetic model of the given size ("tiny",
+// "tiny-wide", "0.6b", "1.7b"; see SynthConfig), with outlier channels when
+// outliers is set. Values are a pure function of (seed, tensor name, index):
+// nothing is generated until read, any rows of any tensor can be read alone,
+// and the same seed always gives the same model.
+func NewSynth(size string, outliers bool, seed uint64) (Source, error) {
+	cfg, err := SynthConfig(size)
+	if err != nil {
+		return nil, err
+	}
+	s := &synthSource{cfg: cfg, size: size, seed: seed, outliers: outliers, specs: map[string]*synthSpec{}}
+	channels := map[string][]int64{
+		"talker.model.":                s.outlierChannels("talker.model.", cfg.Talker.Hidden),
+		"talker.code_predictor.model.": s.outlierChannels("talker.code_predictor.model.", cfg.Predictor.Hidden),
+	}
+	for _, t := range ExpectedTensors(cfg) {
+		t.DType, t.Size = F32, 4*t.Elems()
+		s.tensors = append(s.tensors, t)
+		s.specs[t.Name] = s.spec(t, channels)
+	}
+	return s, nil
+}
+
+// outlierChannels picks synthOutliers distinct channels of a stack.
+func (s *synthSource) outlierChannels(prefix string, hidden int) []int64 {
+	if !s.outliers {
+		return nil
+	}
+	key := nameKey(s.seed, "outliers:"+prefix)
+	var out []int64
+	for i := uint64(0); len(out) < min(synthOutliers, hidden); i++ {
+		c := int64(uniform01(key, i) * float64(hidden))
+		dup := false
+		for _, o := range out {
+			dup = dup || o == c
+		}
+		if !dup {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// spec derives a tensor's generator from its name and shape.
+func (s *synthSource) spec(t TensorInfo, channels map[string][]int64) *synthSpec {
+	sp := &synthSpec{info: t, key: nameKey(s.seed, t.Name)}
+	name := t.Name
+	in := 1.0
+	if len(t.Shape) == 2 {
+		in = float64(t.Shape[1])
+	}
+	layers := s.cfg.Talker.Layers
+	if strings.HasPrefix(name, "talker.code_predictor.") {
+		layers = s.cfg.Predictor.Layers
+	}
+	switch {
+	case strings.HasSuffix(name, "norm.weight"):
+		sp.base, sp.std = 1, synthNormStd
+		for prefix, chs := range channels {
+			if !strings.HasPrefix(name, prefix) || strings.Contains(name, "q_norm") || strings.Contains(name, "k_norm") {
+				continue
+			}
+			for _, c := range chs {
+				u := uniform01(nameKey(s.seed, "gain:"+name), uint64(c))
+				sp.outliers = append(sp.outliers, outlierGain{ch: c, gain: float32(synthOutlierMin + (synthOutlierMax-synthOutlierMin)*u)})
+			}
+		}
+	case strings.HasSuffix(name, ".bias"):
+		sp.std = synthBiasStd
+	case strings.Contains(name, "embedding"):
+		sp.std = synthEmbedStd
+	case strings.Contains(name, "codec_head") || strings.Contains(name, "lm_head"):
+		sp.std = float32(synthHeadGain / math.Sqrt(in))
+	case strings.Contains(name, "o_proj") || strings.Contains(name, "down_proj"):
+		sp.std = float32(1 / math.Sqrt(in) / math.Sqrt(2*float64(layers)))
+	default:
+		sp.std = float32(1 / math.Sqrt(in))
+	}
+	return sp
+}
+
+// fill writes the values of elements i0 .. i0+len(dst)-1.
+func (sp *synthSpec) fill(dst []float32, i0 int64) {
+	base, std, key := sp.base, sp.std, sp.key
+	for i := range dst {
+		dst[i] = base + std*normalish(key, uint64(i0)+uint64(i))
+	}
+	for _, o := range sp.outliers {
+		if o.ch >= i0 && o.ch < i0+int64(len(dst)) {
+			dst[o.ch-i0] = o.gain
+		}
+	}
+}
+
+// Config implements Source.
+func (s *synthSource) Config() *Config { return s.cfg }
+
+// Tensors implements Source: ExpectedTensors of the config, as F32.
+func (s *synthSource) Tensors() []TensorInfo {
+	out := make([]TensorInfo, len(s.tensors))
+	for i, t := range s.tensors {
+		t.Shape = append([]int(nil), t.Shape...)
+		out[i] = t
+	}
+	return out
+}
+
+// String returns the model spec ("synth:0.6b+outliers@1").
+func (s *synthSource) String() string {
+	o := ""
+	if s.outliers {
+		o = "+outliers"
+	}
+	return fmt.Sprintf("synth:%s%s@%d", s.size, o, s.seed)
+}
+
+// ReadF32 implements Source.
+func (s *synthSource) ReadF32(name string, dst []float32) error {
+	t, sp, err := s.lookup(name)
+	if err != nil {
+		return err
+	}
+	if int64(len(dst)) != t.Elems() {
+		return &TensorError{File: s.String(), Name: name, Index: -1,
+			Err: fmt.Errorf("%w: shape %v has %d elements, destination holds %d", ErrShape, t.Shape, t.Elems(), len(dst))}
+	}
+	sp.fill(dst, 0)
+	return nil
+}
+
+// ReadRowsF32 implements Source.
+func (s *synthSource) ReadRowsF32(name string, row0, n int, dst []float32) error {
+	t, sp, err := s.lookup(name)
+	if err != nil {
+		return err
+	}
+	cols, err := rowSpan(t, row0, n, len(dst))
+	if err != nil {
+		return &TensorError{File: s.String(), Name: name, Index: -1, Err: err}
+	}
+	sp.fill(dst, int64(row0)*cols)
+	return nil
+}
+
+// Close implements Source; reads after Close fail with ErrClosed.
+func (s *synthSource) Close() error {
+	s.closed.Store(true)
+	return nil
+}
+
+func (s *synthSource) lookup(name string) (TensorInfo, *synthSpec, error) {
+	if s.closed.Load() {
+		return TensorInfo{}, nil, &TensorError{File: s.String(), Name: name, Index: -1, Err: ErrClosed}
+	}
+	sp, ok := s.specs[name]
+	if !ok {
+		return TensorInfo{}, nil, &TensorError{File: s.String(), Name: name, Index: -1, Err: ErrNoTensor}
+	}
+	return sp.info, sp, nil
+}

@@ -1,0 +1,77 @@
+package predictor
+
+import (
+	"fmt"
+	"slices"
+)
+
+// synthSizes lists the synthetic model sizes NewSynth builds (never written).
+var synthSizes = []string{"tiny", "tiny-wide", "0.6b", "1.7b"}
+
+// SynthSizes returns the sizes NewSynth accepts: "tiny", "tiny-wide",
+// "0.6b", "1.7b".
+func SynthSizes() []string { return slices.Clone(synthSizes) }
+
+// SynthConfig returns the configuration of a synthetic model:
+//
+//   - "0.6b", "1.7b": the exact shipped geometry and ids of research note
+//     §A.1 (Qwen3-TTS-12Hz-0.6B / 1.7B CustomVoice, without a speaker
+//     encoder), generation_config.json as in the released snapshots;
+//   - "tiny": the same structure at toy width, for tests: talker 2 layers,
+//     hidden 64, 4 query heads and 2 kv heads of 16, intermediate 128; code
+//     predictor 2 layers of the same shape; the real vocabularies (talker
+//     3072, 2048 per codebook, 16 codebooks, text 151936 with text hidden 64)
+//     so every special, language, speaker and text token id stays valid;
+//   - "tiny-wide": tiny with a 128-wide talker (8 query / 4 kv heads of 16,
+//     intermediate 256), so the small_to_mtp_projection path of the 1.7B runs
+//     at toy size.
+func SynthConfig(size string) (*Config, error) {
+	c := &Config{
+		ModelType: "qwen3_tts", ModelKind: "custom_voice",
+		TalkerVocab: 3072, PredictorVocab: 2048, CodeGroups: 16, TextVocab: 151936, TextHidden: 2048,
+		CodecPad: 2148, CodecBos: 2149, CodecEos: 2150,
+		CodecThink: 2154, CodecNothink: 2155, CodecThinkBos: 2156, CodecThinkEos: 2157,
+		TTSPad: 151671, TTSBos: 151672, TTSEos: 151673, ImStart: 151644, ImEnd: 151645, Assistant: 77091,
+		LanguageIDs: map[string]int{
+			"english": 2050, "german": 2053, "spanish": 2054, "chinese": 2055, "japanese": 2058,
+			"french": 2061, "sichuan_dialect": 2062, "korean": 2064, "russian": 2069,
+			"italian": 2070, "portuguese": 2071, "beijing_dialect": 2074,
+		},
+		SpeakerIDs: map[string]int{
+			"vivian": 3065, "serena": 3066, "uncle_fu": 3010, "dylan": 2878, "eric": 2875,
+			"ryan": 3061, "aiden": 2861, "ono_anna": 2873, "sohee": 2864,
+		},
+		SpeakerDialects: map[string]string{"dylan": "beijing_dialect", "eric": "sichuan_dialect"},
+		Generation:      DefaultGeneration(),
+	}
+	c.Generation.MaxNewTokens = 8192
+	full := DecoderConfig{Layers: 28, Hidden: 1024, Intermediate: 3072, Heads: 16, KVHeads: 8, HeadDim: 128,
+		RMSEps: 1e-6, RopeTheta: 1e6, MaxPositions: 32768}
+	c.Predictor = full
+	c.Predictor.Layers, c.Predictor.MaxPositions = 5, 65536
+	switch size {
+	case "0.6b":
+		c.ModelSize = "0b6"
+		c.Talker = full
+	case "1.7b":
+		c.ModelSize = "1b7"
+		c.Talker = full
+		c.Talker.Hidden, c.Talker.Intermediate = 2048, 6144
+	case "tiny", "tiny-wide":
+		c.ModelSize = size
+		c.TextHidden = 64
+		c.Talker = DecoderConfig{Layers: 2, Hidden: 64, Intermediate: 128, Heads: 4, KVHeads: 2, HeadDim: 16,
+			RMSEps: 1e-6, RopeTheta: 1e6, MaxPositions: 32768}
+		c.Predictor = c.Talker
+		c.Predictor.MaxPositions = 65536
+		if size == "tiny-wide" {
+			c.Talker.Hidden, c.Talker.Intermediate, c.Talker.Heads, c.Talker.KVHeads = 128, 256, 8, 4
+		}
+	default:
+		return nil, fmt.Errorf("%w: synthetic size %q (have %v)", ErrSpec, size, synthSizes)
+	}
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("predictor: BUG: synthetic %s config: %w", size, err)
+	}
+	return c, nil
+}
