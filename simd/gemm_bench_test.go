@@ -56,3 +56,88 @@ func BenchmarkGemmQ8(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkQuantize(b *testing.B) {
+	for _, m := range []int{1, 8, 64} {
+		for _, cols := range []int{1024, 3072} {
+			rng := rand.New(rand.NewPCG(1, 1))
+			x := NewQ8Input(m, cols, DefaultBlock)
+			xf := randActs(rng, m, cols)
+			b.Run(fmt.Sprintf("%dx%d", m, cols), func(b *testing.B) {
+				b.SetBytes(int64(4 * m * cols))
+				for b.Loop() {
+					x.Quantize(xf, m)
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkGemmF32(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	for _, shape := range [][2]int{{1024, 3072}, {3072, 1024}} {
+		rows, cols := shape[0], shape[1]
+		wf := make([]float32, rows*cols)
+		for i := range wf {
+			wf[i] = float32(rng.NormFloat64())
+		}
+		w, _ := NewF32Matrix(wf, rows, cols)
+		for _, m := range []int{1, 8} {
+			x := randActs(rng, m, cols)
+			y := make([]float32, m*rows)
+			for _, l := range Levels() {
+				if !Supported(l) || (l == Generic && m > 1) {
+					continue
+				}
+				b.Run(fmt.Sprintf("%dx%dx%d/cache/%s", m, cols, rows, l), func(b *testing.B) {
+					defer Use(l)()
+					b.SetBytes(int64(w.Bytes()))
+					for b.Loop() {
+						GemmF32(y, x, m, w)
+					}
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkPoolGemmQ8 measures the split over DefaultThreads workers,
+// hand-off included, on a cache-resident matrix.
+func BenchmarkPoolGemmQ8(b *testing.B) {
+	p := NewPool(0)
+	defer p.Close()
+	set := benchQ8Set(b, 1024, 3072, DefaultBlock, 0)
+	for _, m := range []int{1, 8} {
+		rng := rand.New(rand.NewPCG(7, 8))
+		x := NewQ8Input(m, 3072, DefaultBlock)
+		x.Quantize(randActs(rng, m, 3072), m)
+		y := make([]float32, m*1024)
+		b.Run(fmt.Sprintf("%dx3072x1024/threads=%d/%s", m, p.Threads(), Active()), func(b *testing.B) {
+			b.SetBytes(int64(set[0].Bytes()))
+			for b.Loop() {
+				p.GemmQ8(y, x, set[0])
+			}
+		})
+	}
+}
+
+// BenchmarkGemmQ8Block compares block lengths on the same shape (bytes per
+// weight differ: 1 + 4/BK), the speed half of the DefaultBlock decision.
+func BenchmarkGemmQ8Block(b *testing.B) {
+	for _, block := range []int{32, 64, 128} {
+		set := benchQ8Set(b, 1024, 3072, block, 0)
+		for _, m := range []int{1, 8} {
+			rng := rand.New(rand.NewPCG(7, 8))
+			x := NewQ8Input(m, 3072, block)
+			x.Quantize(randActs(rng, m, 3072), m)
+			y := make([]float32, m*1024)
+			b.Run(fmt.Sprintf("%dx3072x1024/bk=%d/%s", m, block, Active()), func(b *testing.B) {
+				b.ReportMetric(float64(1024*3072), "weights/op")
+				b.SetBytes(int64(set[0].Bytes()))
+				for b.Loop() {
+					GemmQ8(y, x, set[0])
+				}
+			})
+		}
+	}
+}

@@ -269,34 +269,76 @@ func (q *Q8Input) Quantize(x []float32, m int) {
 		row := x[i*q.cols : (i+1)*q.cols]
 		for b := 0; b < q.nb; b++ {
 			k0, k1 := b*q.block, min((b+1)*q.block, q.cols)
-			var absmax float32
-			for _, v := range row[k0:k1] {
-				absmax = max(absmax, float32(math.Abs(float64(v))))
-			}
-			xs := quantScale(float64(absmax))
-			var sum int32
-			base := (k0>>2)*ld + 4*i
-			if xs == 0 {
-				for t := 0; t < q.block/4; t++ {
-					*(*uint32)(unsafe.Pointer(&q.qx[base+t*ld])) = 0
-				}
-			} else {
-				inv := 1 / float64(xs)
-				for k := k0; k < k1; k++ {
-					v := quantRound(float64(row[k]) * inv)
-					sum += v
-					kk := k - k0
-					q.qx[base+(kk>>2)*ld+kk&3] = int8(v)
-				}
-				for k := k1; k < k0+q.block; k++ { // padding columns
-					kk := k - k0
-					q.qx[base+(kk>>2)*ld+kk&3] = 0
-				}
-			}
+			xs, sum := quantizeBlock(q.qx[(k0>>2)*ld+4*i:], ld, row[k0:k1], q.block)
 			q.sc[b*2*m+i] = math.Float32bits(xs)
 			q.sc[b*2*m+m+i] = uint32(128 * sum)
 		}
 	}
+}
+
+// quantizeBlock quantizes one block of an activation row (seg, at most
+// block values; the rest of the block is padding) into dst, 4 values per
+// ld bytes, and returns its scale and Σ qx. The quotient v/xs is taken as
+// v·(1/xs) in float32 and rounded half to even, so a value may land up to
+// about 2⁻¹⁷·xs beyond half a step from v; the kernels see only qx and xs.
+func quantizeBlock(dst []int8, ld int, seg []float32, block int) (float32, int32) {
+	var amax uint32 // |v| compared as bits: the same order for non-NaN values
+	for _, v := range seg {
+		amax = max(amax, math.Float32bits(v)&^(1<<31))
+	}
+	xs := quantScale(float64(math.Float32frombits(amax)))
+	if xs == 0 {
+		for t := 0; t < block/4; t++ {
+			*(*uint32)(unsafe.Pointer(&dst[t*ld])) = 0
+		}
+		return 0, 0
+	}
+	inv := float32(1 / float64(xs))
+	var sum int32
+	t := 0
+	if math.IsInf(float64(inv), 0) { // a subnormal scale: divide exactly instead
+		for ; 4*t < len(seg); t++ {
+			var word uint32
+			for u := 0; u < 4 && 4*t+u < len(seg); u++ {
+				qv := quantRound(float64(seg[4*t+u]) / float64(xs))
+				sum += qv
+				word |= uint32(uint8(qv)) << (8 * u)
+			}
+			*(*uint32)(unsafe.Pointer(&dst[t*ld])) = word
+		}
+		for ; t < block/4; t++ {
+			*(*uint32)(unsafe.Pointer(&dst[t*ld])) = 0
+		}
+		return xs, sum
+	}
+	for ; 4*t+4 <= len(seg); t++ {
+		v := seg[4*t : 4*t+4]
+		q0, q1, q2, q3 := roundQ(v[0]*inv), roundQ(v[1]*inv), roundQ(v[2]*inv), roundQ(v[3]*inv)
+		sum += q0 + q1 + q2 + q3
+		*(*uint32)(unsafe.Pointer(&dst[t*ld])) = uint32(uint8(q0)) | uint32(uint8(q1))<<8 | uint32(uint8(q2))<<16 | uint32(uint8(q3))<<24
+	}
+	if r := len(seg) - 4*t; r > 0 { // a partial group of 4, zero-padded
+		var word uint32
+		for u := 0; u < r; u++ {
+			qv := roundQ(seg[4*t+u] * inv)
+			sum += qv
+			word |= uint32(uint8(qv)) << (8 * u)
+		}
+		*(*uint32)(unsafe.Pointer(&dst[t*ld])) = word
+		t++
+	}
+	for ; t < block/4; t++ {
+		*(*uint32)(unsafe.Pointer(&dst[t*ld])) = 0
+	}
+	return xs, sum
+}
+
+// roundQ rounds v (|v| ≤ 2²²) half to even and clamps it to [-127, 127],
+// with the 1.5·2²³ trick: the float32 sum's low mantissa bits hold round(v).
+func roundQ(v float32) int32 {
+	f := float32(v + 12582912)
+	q := int32(math.Float32bits(f)&0x7fffff) - 0x400000
+	return min(max(q, -127), 127)
 }
 
 // Row returns row i of the last Quantize dequantized (qx·xs) into dst
