@@ -73,11 +73,16 @@ func OpenSafetensors(path string) (*Safetensors, error) {
 	if err != nil {
 		return nil, inFile(path, err)
 	}
+	return newSafetensors(path, h, r), nil
+}
+
+// newSafetensors wraps a validated header and the file's content.
+func newSafetensors(path string, h *header, r region) *Safetensors {
 	s := &Safetensors{path: path, h: h, byName: make(map[string]int, len(h.tensors)), r: r}
 	for i, t := range h.tensors {
 		s.byName[t.Name] = i
 	}
-	return s, nil
+	return s
 }
 
 // Close releases the mapping (or the file). Reads after Close fail with

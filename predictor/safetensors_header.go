@@ -319,7 +319,7 @@ func intArray(dec *json.Decoder, what string) ([]int64, error) {
 			return nil, formatError("%s: got %v, want a non-negative integer", what, tokString(tok))
 		}
 		v, err := strconv.ParseInt(string(num), 10, 64)
-		if err != nil || v < 0 {
+		if err != nil || v < 0 || num[0] == '-' {
 			return nil, formatError("%s: %s is not a non-negative 64-bit integer", what, num)
 		}
 		out = append(out, v)
