@@ -56,6 +56,9 @@ func (c *benchKernelsCmd) Run(g *Globals, _ context.Context) error {
 	if c.Reps < 1 {
 		return fmt.Errorf("bench kernels: --reps %d < 1", c.Reps)
 	}
+	if c.Block != 32 && c.Block != 64 && c.Block != 128 {
+		return fmt.Errorf("bench kernels: --block %d not 32, 64 or 128", c.Block)
+	}
 	if c.GiB <= 0 {
 		return fmt.Errorf("bench kernels: --gib %v ≤ 0", c.GiB)
 	}
