@@ -241,3 +241,7 @@ func (g *Generator) UnmarshalBinary(b []byte) error {
 	g.idx = int(idx)
 	return nil
 }
+
+// Advance moves the stream forward exactly as Exponential over n elements
+// would, without computing the values.
+func (g *Generator) Advance(n int) { g.skipExponential(n) }

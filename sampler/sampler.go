@@ -154,6 +154,13 @@ func (s *Sampler) sampleRow(x []float32, r *Request, timed bool) int32 {
 	if gen == nil {
 		gen = s.engine
 	}
+	if r.topK > 0 && r.minP == 0 && !s.cfg.Processed {
+		surv, max, ok := s.topKFast(x, r.topK, r.temp)
+		if ok && r.topP < 1 {
+			surv = s.applyTopP(x, surv, max, r.topP)
+		}
+		return s.finish(x, r, gen, surv, max, ok, timed, &t)
+	}
 	if r.temp != 1 {
 		for i := range x {
 			x[i] /= r.temp
@@ -163,10 +170,7 @@ func (s *Sampler) sampleRow(x []float32, r *Request, timed bool) int32 {
 	if !ok {
 		// NaN, +inf or an all -inf row: torch's softmax is all NaN and
 		// argmax returns 0. The noise is drawn all the same.
-		lap(timed, &t, &s.tFilter)
-		gen.skipExponential(len(x))
-		lap(timed, &t, &s.tNoise)
-		return 0
+		return s.finish(x, r, gen, nil, 0, false, timed, &t)
 	}
 	if r.minP > 0 {
 		s.applyMinP(x, max, r.minP)
@@ -184,11 +188,22 @@ func (s *Sampler) sampleRow(x []float32, r *Request, timed bool) int32 {
 	if r.topP < 1 {
 		surv = s.applyTopP(x, surv, max, r.topP)
 	}
-	lap(timed, &t, &s.tFilter)
+	return s.finish(x, r, gen, surv, max, true, timed, &t)
+}
+
+// finish draws the row's noise (always V elements) and runs the race over
+// the survivors; a degenerate row (ok false) gives token 0.
+func (s *Sampler) finish(x []float32, r *Request, gen *Generator, surv []int32, max float32, ok, timed bool, t *time.Time) int32 {
+	lap(timed, t, &s.tFilter)
+	if !ok {
+		gen.skipExponential(len(x))
+		lap(timed, t, &s.tNoise)
+		return 0
+	}
 	q := s.q[:len(surv)]
 	zero := gen.exponentialAt(len(x), surv, q)
-	lap(timed, &t, &s.tNoise)
+	lap(timed, t, &s.tNoise)
 	tok := s.race(x, surv, q, max, zero)
-	lap(timed, &t, &s.tPick)
+	lap(timed, t, &s.tPick)
 	return tok
 }

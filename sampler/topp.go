@@ -60,8 +60,6 @@ func (s *Sampler) applyTopP(x []float32, surv []int32, max, topP float32) []int3
 // sortable maps a float32 (not NaN) to a uint32 with the same order.
 func sortable(v float32) uint32 {
 	b := math.Float32bits(v)
-	if b>>31 != 0 {
-		return ^b
-	}
-	return b | 1<<31
+	m := uint32(int32(b) >> 31) // all ones for a negative value
+	return b ^ (m | 1<<31)
 }

@@ -116,6 +116,41 @@ func runSampler(c *Case, _ *Env) error {
 	for _, st := range steps {
 		processed = processed || st.ExpectProcessed != nil
 	}
+	if !processed {
+		return replaySampler(c, rawReqs, steps, vocab, false)
+	}
+	// Both pipelines: the one materializing the processed logits (checked
+	// against expect_processed) and the fast one (tokens only).
+	if err := replaySampler(c, rawReqs, steps, vocab, true); err != nil {
+		return err
+	}
+	if err := replaySampler(c, rawReqs, steps, vocab, false); err != nil {
+		return fmt.Errorf("without processed logits: %w", err)
+	}
+	return nil
+}
+
+// replaySampler runs the steps on fresh requests; with processed set it
+// also compares expect_processed.
+func replaySampler(c *Case, rawReqs []json.RawMessage, steps []samplerStep, vocab int, processed bool) error {
+	b := len(rawReqs)
+	reqs := make([]*sampler.Request, b)
+	for i, raw := range rawReqs {
+		var sr samplerRequest
+		if err := decodeStrict(c, fmt.Sprintf("requests[%d]", i), raw, &sr); err != nil {
+			return err
+		}
+		p := sampler.DefaultParams()
+		if err := decodeStrict(c, fmt.Sprintf("requests[%d].params", i), sr.Params, &p); err != nil {
+			return err
+		}
+		r, err := sampler.NewRequest(p, vocab, sr.Prompt, sr.Output)
+		if err != nil {
+			return c.Errorf(fmt.Sprintf("requests[%d]", i), "%v", err)
+		}
+		r.Reserve(len(steps))
+		reqs[i] = r
+	}
 	s, err := sampler.New(sampler.Config{MaxBatch: b, Vocab: vocab, Processed: processed})
 	if err != nil {
 		return c.Errorf("vocab", "%v", err)
@@ -143,7 +178,7 @@ func runSampler(c *Case, _ *Env) error {
 				return c.Errorf(f+".expect_tokens", "row %d: got token %d, want %d", row, out[row], want)
 			}
 		}
-		if st.ExpectProcessed != nil {
+		if processed && st.ExpectProcessed != nil {
 			want, err := c.ResolveF32(f+".expect_processed", st.ExpectProcessed)
 			if err != nil {
 				return err

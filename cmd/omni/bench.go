@@ -5,4 +5,5 @@ package main
 // can print one JSON object (--json).
 type benchCmd struct {
 	Kernels benchKernelsCmd `cmd:"" help:"Kernel throughput against the streaming-read floor measured in the same run."`
+	Sampler benchSamplerCmd `cmd:"" help:"Batched sampler time per row against the generator-advance floor."`
 }

@@ -1,0 +1,68 @@
+package sampler
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// benchRequests returns b seeded requests with the given top_k.
+func benchRequests(tb testing.TB, b, vocab, topK int) []*Request {
+	reqs := make([]*Request, b)
+	for i := range reqs {
+		p := DefaultParams()
+		seed := int64(i)
+		p.Seed, p.TopK, p.Temperature = &seed, topK, 0.9
+		r, err := NewRequest(p, vocab, nil, nil)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		reqs[i] = r
+	}
+	return reqs
+}
+
+func benchmarkSample(b *testing.B, vocab, batch, topK int) {
+	s, err := New(Config{MaxBatch: batch, Vocab: vocab})
+	if err != nil {
+		b.Fatal(err)
+	}
+	reqs := benchRequests(b, batch, vocab, topK)
+	rng := rand.New(rand.NewPCG(1, 2))
+	src := make([]float32, batch*vocab)
+	for i := range src {
+		src[i] = float32(rng.NormFloat64() * 2)
+	}
+	logits := make([]float32, len(src))
+	out := make([]int32, batch)
+	b.SetBytes(int64(4 * len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		copy(logits, src)
+		if err := s.Sample(logits, reqs, out); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e3/float64(b.N*batch), "us/row")
+}
+
+func BenchmarkSampleV3072B8TopK50(b *testing.B) { benchmarkSample(b, 3072, 8, 50) }
+func BenchmarkSampleV2048B8TopK50(b *testing.B) { benchmarkSample(b, 2048, 8, 50) }
+func BenchmarkSampleV3072B8NoTopK(b *testing.B) { benchmarkSample(b, 3072, 8, 0) }
+
+// BenchmarkGeneratorAdvance is the floor: advancing one generator by V=3072
+// elements (6144 words).
+func BenchmarkGeneratorAdvance(b *testing.B) {
+	g := NewGenerator(1)
+	for b.Loop() {
+		g.Advance(3072)
+	}
+}
+
+// BenchmarkExponentialFull draws all 3072 values (what torch computes).
+func BenchmarkExponentialFull(b *testing.B) {
+	g := NewGenerator(1)
+	q := make([]float32, 3072)
+	for b.Loop() {
+		g.Exponential(q)
+	}
+}

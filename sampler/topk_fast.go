@@ -1,0 +1,186 @@
+package sampler
+
+import (
+	"math"
+	"slices"
+)
+
+// The top-k fast path. When a random row uses top-k without min_p and the
+// processed logits are not wanted, only the survivors of top-k matter: every
+// other token has probability 0 after the mask, so it can neither win the
+// race nor change the softmax sum. The fast path therefore never divides the
+// whole row by the temperature and never materializes the mask. It finds the
+// k-th largest raw logit in one pass, divides only the candidates, and keeps
+// exactly the set the full pipeline keeps:
+//
+//   - x ↦ fl(x/T) is monotone (non-decreasing), so the k-th largest of the
+//     divided row is fl(kth/T) and the divided maximum is fl(max/T);
+//   - a raw value below the raw threshold can still divide to the same float
+//     as the threshold (a tie the full path keeps), so candidates are kept
+//     down to a lower bound lb(t) below which fl(x/T) < fl(t/T) is certain.
+//
+// The generator still advances by exactly V elements (exponentialAt).
+
+// lowerBound returns a value below which fl(x/T) < fl(t/T) for every x,
+// when temperature is not 1 (then it returns t itself).
+func lowerBound(t, temp float32) float32 {
+	if temp == 1 || t != t {
+		return t
+	}
+	if math.IsInf(float64(t), 0) {
+		return t
+	}
+	// fl(x/T) == fl(t/T) needs |x − t| ≤ T·ulp(t/T) ≤ 2⁻²²·|t| (plus the
+	// subnormal range near 0); 2⁻¹⁸ and 1e-36 leave a wide margin.
+	d := math.Abs(float64(t))*(1.0/(1<<18)) + 1e-36
+	return float32(float64(t) - d)
+}
+
+// topKFast selects, on the raw row x, every candidate that survives top-k
+// after division by temp. It returns the survivors (ascending indices, in
+// s.surv), the divided maximum, and ok = false when the row is degenerate
+// (NaN, or a divided maximum that is ±inf), in which case token 0 follows.
+// The survivors' divided values are written back into x.
+func (s *Sampler) topKFast(x []float32, k int, temp float32) ([]int32, float32, bool) {
+	keys := s.keys
+	v := len(x)
+	trigger := min(4*k, v)
+	n := 0
+	thr := float32(math.Inf(-1))
+	lb := thr
+	nan := false
+	for i, xv := range x {
+		keys[n] = uint64(sortable(xv))<<32 | uint64(uint32(i))
+		if xv >= lb {
+			n++
+			if n == trigger {
+				thr, n = compactTopK(keys[:n], k)
+				lb = lowerBound(thr, temp)
+				n = keepAtLeast(keys[:n], lb)
+				trigger = min(max(trigger, n+2*k), v)
+			}
+		}
+		nan = nan || xv != xv
+	}
+	if nan {
+		return nil, 0, false
+	}
+	thr, n = compactTopK(keys[:n], k)
+	lb = lowerBound(thr, temp)
+	n = keepAtLeast(keys[:n], lb)
+	// Divided threshold and maximum.
+	var maxRaw float32 = float32(math.Inf(-1))
+	for _, kk := range keys[:n] {
+		maxRaw = max(maxRaw, unsortable(uint32(kk>>32)))
+	}
+	thrT, maxT := thr, maxRaw
+	if temp != 1 {
+		thrT, maxT = thr/temp, maxRaw/temp
+	}
+	if maxT > maxFloat32 || maxT < -maxFloat32 {
+		return nil, 0, false
+	}
+	surv := s.surv[:0]
+	ninf := float32(math.Inf(-1))
+	for _, kk := range keys[:n] {
+		id := int32(uint32(kk))
+		xv := x[id]
+		if temp != 1 {
+			xv /= temp
+		}
+		if xv >= thrT && xv != ninf {
+			x[id] = xv
+			surv = append(surv, id)
+		}
+	}
+	slices.Sort(surv)
+	return surv, maxT, true
+}
+
+// compactTopK reorders keys so that the k largest by value come last and
+// returns the k-th largest value; keys holds at least k entries. It returns
+// len(keys) unchanged as the count.
+func compactTopK(keys []uint64, k int) (float32, int) {
+	n := len(keys)
+	if n < k {
+		// Fewer candidates than k (only possible at the end with -inf /
+		// NaN rows): the smallest candidate is the threshold.
+		m := uint64(math.MaxUint64)
+		for _, kk := range keys {
+			m = min(m, kk)
+		}
+		if n == 0 {
+			return float32(math.Inf(-1)), 0
+		}
+		return unsortable(uint32(m >> 32)), n
+	}
+	selectNth(keys, n-k)
+	return unsortable(uint32(keys[n-k] >> 32)), n
+}
+
+// keepAtLeast moves the keys whose value is ≥ lb to the front and returns
+// their count.
+func keepAtLeast(keys []uint64, lb float32) int {
+	b := uint64(sortable(lb)) << 32
+	m := 0
+	for _, kk := range keys {
+		keys[m] = kk
+		if kk >= b {
+			m++
+		}
+	}
+	return m
+}
+
+// selectNth partially orders a so that a[n] is the element a sorted
+// ascending would hold there, with everything before it ≤ and after it ≥
+// (Hoare quickselect, median-of-three pivots, insertion sort when small).
+func selectNth(a []uint64, n int) {
+	lo, hi := 0, len(a)-1
+	for hi-lo > 16 {
+		mid := lo + (hi-lo)/2
+		if a[mid] < a[lo] {
+			a[mid], a[lo] = a[lo], a[mid]
+		}
+		if a[hi] < a[lo] {
+			a[hi], a[lo] = a[lo], a[hi]
+		}
+		if a[hi] < a[mid] {
+			a[hi], a[mid] = a[mid], a[hi]
+		}
+		p := a[mid]
+		i, j := lo, hi
+		for i <= j {
+			for a[i] < p {
+				i++
+			}
+			for a[j] > p {
+				j--
+			}
+			if i <= j {
+				a[i], a[j] = a[j], a[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case n <= j:
+			hi = j
+		case n >= i:
+			lo = i
+		default:
+			return
+		}
+	}
+	for i := lo + 1; i <= hi; i++ {
+		for j := i; j > lo && a[j] < a[j-1]; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+}
+
+// unsortable inverts sortable.
+func unsortable(b uint32) float32 {
+	m := uint32(int32(^b) >> 31) // all ones when the original was negative
+	return math.Float32frombits(b ^ (m | 1<<31))
+}
