@@ -37,6 +37,8 @@ type CLI struct {
 	Version     versionCmd     `cmd:"" help:"Print the build, the CPU features found and the kernel level in use."`
 	Conformance conformanceCmd `cmd:"" help:"Replay conformance suites (docs/TESTVECTORS.md); exit 2 when a case fails."`
 	Bench       benchCmd       `cmd:"" help:"Benchmarks; every figure comes with its floor measured in the same run."`
+	Stats       statsCmd       `cmd:"" help:"Step statistics: merge per-process dumps into an attribution table."`
+	Profile     profileCmd     `cmd:"" help:"Print the resolved deploy profile and how each number was derived."`
 }
 
 // exitCoder lets a command choose the process exit status (conformance

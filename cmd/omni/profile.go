@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/omni-tts/omni/sched"
+)
+
+// profileCmd is "omni profile": the resolved deploy profile and how each
+// number was derived.
+type profileCmd struct {
+	DeployProfile string   `name:"deploy-profile" help:"auto, edge, a user profile name, or a JSON file." default:"auto" env:"OMNI_DEPLOY_PROFILE"`
+	Model         string   `help:"Qwen3-TTS checkpoint directory (its config.json gives the KV geometry, its *.safetensors the weight bytes)."`
+	JSON          bool     `help:"Print the profile as JSON."`
+	MaxNumSeqs    *int     `name:"max-num-seqs" help:"Streams at once (must fit the KV budget without preemption)."`
+	MaxModelLen   *int     `name:"max-model-len" help:"Tokens per stream."`
+	ChunkRamp     string   `name:"chunk-ramp" help:"Chunk sizes in frames, e.g. 2,4,8,16,25."`
+	Adaptive      *bool    `name:"chunk-adaptive" help:"Adaptive chunk sizing." negatable:""`
+	KVDType       *string  `name:"kv-dtype" help:"KV cache dtype: auto, float32, bfloat16, float16, fp8."`
+	CodecThreads  *int     `name:"codec-threads" help:"Threads for the codec stage."`
+	KVFraction    *float64 `name:"kv-fraction" help:"Share of the memory budget for the talker's KV cache."`
+}
+
+// Run implements "omni profile".
+func (c *profileCmd) Run(g *Globals, _ context.Context) error {
+	o := sched.ResolveOptions{Profile: c.DeployProfile, Model: c.Model}
+	if c.Model != "" {
+		cfg, err := os.ReadFile(filepath.Join(c.Model, "config.json"))
+		if err != nil {
+			return fmt.Errorf("profile: model: %w", err)
+		}
+		if o.Geometry, err = sched.GeometryFromConfig(cfg); err != nil {
+			return fmt.Errorf("profile: model %s: %w", c.Model, err)
+		}
+		if o.WeightsBytes, err = sched.WeightsBytesIn(c.Model); err != nil {
+			return fmt.Errorf("profile: %w", err)
+		}
+		o.Model = filepath.Base(filepath.Clean(c.Model))
+	}
+	f := &o.Flags
+	f.MaxNumSeqs, f.MaxModelLen, f.ChunkAdaptive, f.KVDType, f.CodecThreads, f.KVFraction =
+		c.MaxNumSeqs, c.MaxModelLen, c.Adaptive, c.KVDType, c.CodecThreads, c.KVFraction
+	if c.ChunkRamp != "" {
+		r, err := sched.ParseRamp(c.ChunkRamp)
+		if err != nil {
+			return err
+		}
+		f.ChunkRamp = r
+	}
+	if g.Threads > 0 {
+		t := g.Threads
+		f.ModelThreads = &t
+	}
+	p, err := sched.Resolve(o)
+	if err != nil {
+		return err
+	}
+	if p.Derivation["model_threads"] == "flag" {
+		p.Derivation["model_threads"] = "flag --threads"
+	}
+	if c.JSON {
+		enc := json.NewEncoder(g.Stdout)
+		enc.SetIndent("", " ")
+		return enc.Encode(p)
+	}
+	printProfile(g, p)
+	return nil
+}
+
+// printProfile writes the profile as "field = value  (derivation)" lines.
+func printProfile(g *Globals, p sched.Profile) {
+	h := p.Hardware
+	fmt.Fprintf(g.Stdout, "deploy profile %s\n", p.Name)
+	fmt.Fprintf(g.Stdout, "hardware: %s, %d logical / %d physical CPUs, flags %v, L2 %s, L3 %s, RAM %s available of %s (%s)\n",
+		orUnknown(h.CPUModel), h.NLogical, h.NPhysical, h.CPUFlags, size(h.L2Bytes), size(h.L3Bytes), size(h.RAMAvailableBytes), size(h.RAMTotalBytes), h.Source)
+	m := p.Memory
+	values := map[string]string{
+		"hardware_class":              string(p.Class),
+		"dtype":                       p.DType,
+		"kv_dtype":                    p.KVDType,
+		"max_model_len":               fmt.Sprint(p.MaxModelLen),
+		"kv_bytes_per_token":          fmt.Sprint(p.BytesPerToken),
+		"memory":                      fmt.Sprintf("budget %s, talker KV %s, codec %s", size(m.BudgetBytes), size(m.KVBytes), size(m.CodecBytes)),
+		"max_seqs_without_preemption": fmt.Sprint(p.MaxSeqsFit),
+		"max_num_seqs":                fmt.Sprint(p.MaxNumSeqs),
+		"kv_cache_bytes":              fmt.Sprintf("%d (%s)", p.KVCacheBytes, size(p.KVCacheBytes)),
+		"chunk_ramp":                  fmt.Sprint(p.ChunkRamp),
+		"chunk_frames":                fmt.Sprint(p.ChunkFrames),
+		"left_context_frames":         fmt.Sprint(p.LeftContextFrames),
+		"chunk_adaptive":              fmt.Sprint(p.ChunkAdaptive),
+		"chunk_min_frames":            fmt.Sprint(p.ChunkMinFrames),
+		"chunk_safety_margin_ms":      fmt.Sprint(p.ChunkMarginMS),
+		"model_threads":               fmt.Sprint(p.ModelThreads) + cpus(p.ModelCPUs),
+		"codec_threads":               fmt.Sprint(p.CodecThreads) + cpus(p.CodecCPUs),
+	}
+	for _, k := range sched.Fields() {
+		fmt.Fprintf(g.Stdout, "%-28s %-34s %s\n", k, values[k], p.Derivation[k])
+	}
+	fmt.Fprintf(g.Stdout, "calibration key %s\n", p.Fingerprint)
+}
+
+// cpus formats a CPU list suffix.
+func cpus(r string) string {
+	if r == "" {
+		return ""
+	}
+	return " (cpus " + r + ")"
+}
+
+// orUnknown is s or "unknown CPU".
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown CPU"
+	}
+	return s
+}
+
+// size formats bytes in MiB or GiB.
+func size(b int64) string {
+	switch {
+	case b >= sched.GiB:
+		return fmt.Sprintf("%.2f GiB", float64(b)/float64(sched.GiB))
+	case b >= sched.MiB:
+		return fmt.Sprintf("%.1f MiB", float64(b)/float64(sched.MiB))
+	}
+	return fmt.Sprintf("%d B", b)
+}
