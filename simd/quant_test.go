@@ -2,6 +2,7 @@ package simd
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -153,4 +154,56 @@ func TestSelectRefusal(t *testing.T) {
 		}()
 		Use(Level(99))
 	}()
+}
+
+// TestQuantizeLevels: every level quantizes to the same bytes and scales
+// (the AVX-512 level has its own assembly), on rows with zero, subnormal,
+// huge and ordinary blocks, and partial last blocks.
+func TestQuantizeLevels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, block := range []int{32, 64, 128} {
+		for _, cols := range []int{1, 31, 32, 33, 100, 256, 1000} {
+			for _, m := range []int{1, 2, 5} {
+				x := make([]float32, m*cols)
+				for i := range x {
+					switch blk := (i % cols) / block; (blk + i/cols) % 5 {
+					case 0:
+						x[i] = float32(rng.NormFloat64())
+					case 1:
+						x[i] = 0
+					case 2:
+						x[i] = float32(rng.NormFloat64()) * 1e-40 // subnormal scale
+					case 3:
+						x[i] = float32(rng.NormFloat64()) * 1e37
+					case 4:
+						x[i] = float32(rng.NormFloat64()) * 1e-30
+					}
+				}
+				var ref *Q8Input
+				for _, l := range gemmTestLevels(t) {
+					restore := Use(l)
+					q := NewQ8Input(m, cols, block)
+					for i := range q.qx {
+						q.qx[i] = 0x55 // every byte must be written
+					}
+					q.Quantize(x, m)
+					restore()
+					if ref == nil {
+						ref = q
+						continue
+					}
+					for i := range q.qx {
+						if q.qx[i] != ref.qx[i] {
+							t.Fatalf("Quantize(%dx%d/%d) at %s: qx byte %d = %d, generic %d", m, cols, block, l, i, q.qx[i], ref.qx[i])
+						}
+					}
+					for i := range q.sc {
+						if q.sc[i] != ref.sc[i] {
+							t.Fatalf("Quantize(%dx%d/%d) at %s: scale word %d = %#x, generic %#x", m, cols, block, l, i, q.sc[i], ref.sc[i])
+						}
+					}
+				}
+			}
+		}
+	}
 }
