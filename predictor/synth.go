@@ -145,9 +145,17 @@ func (s *synthSource) spec(t TensorInfo, channels map[string][]int64) *synthSpec
 
 // fill writes the values of elements i0 .. i0+len(dst)-1.
 func (sp *synthSpec) fill(dst []float32, i0 int64) {
-	base, std, key := sp.base, sp.std, sp.key
+	// Inlined normalish: counter x = key + (i+1)·golden, the lane sum of
+	// mix64(x) centred and scaled in float32 (same values as normalish).
+	base, key := sp.base, sp.key
+	k := sp.std * float32(normalishInvStd)
+	x := key + (uint64(i0)+1)*golden
 	for i := range dst {
-		dst[i] = base + std*normalish(key, uint64(i0)+uint64(i))
+		z := mix64(x)
+		x += golden
+		l := z&0x0000ffff0000ffff + z>>16&0x0000ffff0000ffff
+		s := int64(l&0xffffffff+l>>32) - normalishMean
+		dst[i] = base + k*float32(s)
 	}
 	for _, o := range sp.outliers {
 		if o.ch >= i0 && o.ch < i0+int64(len(dst)) {

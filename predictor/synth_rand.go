@@ -34,12 +34,16 @@ func nameKey(seed uint64, name string) uint64 {
 // bounded by ±√12 ≈ 3.46, so no weight is ever extreme.
 func normalish(key, i uint64) float32 {
 	z := mix64(key + (i+1)*golden)
-	s := (z & 0xffff) + (z >> 16 & 0xffff) + (z >> 32 & 0xffff) + (z >> 48)
-	// Four uniforms on [0, 65535]: mean 2 × 65535, variance 4 × (65536² − 1)/12.
-	const mean = 2 * 65535.0
-	const invStd = 1 / 37837.22723720648 // 1 / sqrt(4 × (65536² − 1) / 12)
-	return float32((float64(s) - mean) * invStd)
+	s := int64((z&0xffff)+(z>>16&0xffff)+(z>>32&0xffff)+(z>>48)) - normalishMean
+	return float32(normalishInvStd) * float32(s)
 }
+
+// Four uniforms on [0, 65535] have mean 2 × 65535 and variance
+// 4 × (65536² − 1)/12.
+const (
+	normalishMean   = 2 * 65535
+	normalishInvStd = 1 / 37837.22723720648 // 1 / sqrt(4 × (65536² − 1) / 12)
+)
 
 // uniform01 returns a uniform value in [0, 1) for index i of the stream key.
 func uniform01(key, i uint64) float64 {

@@ -208,3 +208,16 @@ func TestSynth06BAll(t *testing.T) {
 		t.Errorf("read %d values, want ≈ 905.7 M", total)
 	}
 }
+
+// TestSynthFillMatchesNormalish checks the inlined generator loop against
+// the plain per-element definition.
+func TestSynthFillMatchesNormalish(t *testing.T) {
+	sp := &synthSpec{key: nameKey(9, "w"), base: 0.25, std: 0.5}
+	dst := make([]float32, 1000)
+	sp.fill(dst, 12345)
+	for i, v := range dst {
+		if want := 0.25 + 0.5*normalish(sp.key, uint64(12345+i)); math.Abs(float64(v-want)) > 1e-6 {
+			t.Fatalf("fill[%d] = %g, want %g", i, v, want)
+		}
+	}
+}

@@ -39,6 +39,7 @@ type CLI struct {
 	Bench       benchCmd       `cmd:"" help:"Benchmarks; every figure comes with its floor measured in the same run."`
 	Stats       statsCmd       `cmd:"" help:"Step statistics: merge per-process dumps into an attribution table."`
 	Profile     profileCmd     `cmd:"" help:"Print the resolved deploy profile and how each number was derived."`
+	Model       modelCmd       `cmd:"" help:"Synthetic checkpoints and checkpoint inspection (synth, inspect)."`
 }
 
 // exitCoder lets a command choose the process exit status (conformance

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/omni-tts/omni/predictor"
+)
+
+// modelInspectCmd describes a model: its geometry and every tensor.
+type modelInspectCmd struct {
+	Model string `arg:"" help:"Checkpoint directory or synth:SIZE[+outliers][@SEED]."`
+	JSON  bool   `help:"Print one JSON object."`
+	Read  bool   `help:"Also read every tensor once through the loader path (ReadF32) and report the time."`
+}
+
+// inspectReport is the --json output of "omni model inspect".
+type inspectReport struct {
+	Model        string                     `json:"model"`
+	Size         string                     `json:"size"`
+	Talker       predictor.DecoderConfig    `json:"talker"`
+	Predictor    predictor.DecoderConfig    `json:"predictor"`
+	Projection   bool                       `json:"small_to_mtp_projection"`
+	Vocab        map[string]int             `json:"vocab"`
+	Generation   predictor.GenerationConfig `json:"generation"`
+	TensorCount  int                        `json:"tensor_count"`
+	Parameters   int64                      `json:"parameters"`
+	TotalBytes   int64                      `json:"total_bytes"`
+	Tensors      []inspectTensor            `json:"tensors"`
+	ReadSeconds  float64                    `json:"read_seconds,omitempty"`
+	ReadGBPerSec float64                    `json:"read_gb_per_s,omitempty"`
+}
+
+type inspectTensor struct {
+	Name  string `json:"name"`
+	DType string `json:"dtype"`
+	Shape []int  `json:"shape"`
+	Bytes int64  `json:"bytes"`
+}
+
+// Run implements "omni model inspect".
+func (c *modelInspectCmd) Run(g *Globals, _ context.Context) error {
+	src, err := predictor.OpenModel(c.Model)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	cfg := src.Config()
+	r := inspectReport{
+		Model: c.Model, Size: cfg.ModelSize, Talker: cfg.Talker, Predictor: cfg.Predictor,
+		Projection: cfg.HasProjection(), Generation: cfg.Generation,
+		Vocab: map[string]int{
+			"talker": cfg.TalkerVocab, "predictor": cfg.PredictorVocab, "code_groups": cfg.CodeGroups,
+			"text": cfg.TextVocab, "text_hidden": cfg.TextHidden,
+		},
+	}
+	ts := src.Tensors()
+	for _, t := range ts {
+		r.Tensors = append(r.Tensors, inspectTensor{Name: t.Name, DType: string(t.DType), Shape: t.Shape, Bytes: t.Size})
+		r.Parameters += t.Elems()
+		r.TotalBytes += t.Size
+	}
+	r.TensorCount = len(ts)
+	if c.Read {
+		start := time.Now()
+		var buf []float32
+		var floats int64
+		for _, t := range ts {
+			if !t.DType.IsFloat() || t.DType == predictor.F64 {
+				continue
+			}
+			buf = slices.Grow(buf[:0], int(t.Elems()))[:t.Elems()]
+			if err := src.ReadF32(t.Name, buf); err != nil {
+				return err
+			}
+			floats += t.Elems()
+		}
+		r.ReadSeconds = time.Since(start).Seconds()
+		r.ReadGBPerSec = float64(4*floats) / 1e9 / r.ReadSeconds
+	}
+	if c.JSON {
+		enc := json.NewEncoder(g.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	w := g.Stdout
+	fmt.Fprintf(w, "model %s (size %s)\n", r.Model, r.Size)
+	for _, d := range []struct {
+		name string
+		c    predictor.DecoderConfig
+	}{{"talker", cfg.Talker}, {"predictor", cfg.Predictor}} {
+		fmt.Fprintf(w, "%-9s %d layers, hidden %d, intermediate %d, heads %d/%d of %d, rms_eps %g, rope_theta %g, max_pos %d\n",
+			d.name, d.c.Layers, d.c.Hidden, d.c.Intermediate, d.c.Heads, d.c.KVHeads, d.c.HeadDim, d.c.RMSEps, d.c.RopeTheta, d.c.MaxPositions)
+	}
+	fmt.Fprintf(w, "vocab     talker %d, predictor %d × %d code groups, text %d (hidden %d); small_to_mtp_projection %v\n",
+		cfg.TalkerVocab, cfg.PredictorVocab, cfg.CodeGroups, cfg.TextVocab, cfg.TextHidden, r.Projection)
+	fmt.Fprintf(w, "ids       codec pad %d bos %d eos %d think %d nothink %d think_bos %d think_eos %d; tts pad %d bos %d eos %d\n",
+		cfg.CodecPad, cfg.CodecBos, cfg.CodecEos, cfg.CodecThink, cfg.CodecNothink, cfg.CodecThinkBos, cfg.CodecThinkEos,
+		cfg.TTSPad, cfg.TTSBos, cfg.TTSEos)
+	fmt.Fprintf(w, "tensors   %d, %d parameters, %d bytes\n", r.TensorCount, r.Parameters, r.TotalBytes)
+	for _, t := range r.Tensors {
+		fmt.Fprintf(w, "  %-62s %-5s %-14s %d\n", t.Name, t.DType, fmt.Sprint(t.Shape), t.Bytes)
+	}
+	if c.Read {
+		fmt.Fprintf(w, "read      every float tensor once: %.2f s, %.2f GB/s of float32 output\n", r.ReadSeconds, r.ReadGBPerSec)
+	}
+	return nil
+}
