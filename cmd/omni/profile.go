@@ -23,6 +23,7 @@ type profileCmd struct {
 	KVDType       *string  `name:"kv-dtype" help:"KV cache dtype: auto, float32, bfloat16, float16, fp8."`
 	CodecThreads  *int     `name:"codec-threads" help:"Threads for the codec stage."`
 	KVFraction    *float64 `name:"kv-fraction" help:"Share of the memory budget for the talker's KV cache."`
+	CalibrateFrom string   `name:"calibrate-from" help:"JSON [[t_ms, samples], ...] of one measured request (24 kHz): derive the chunk schedule and cache it for this machine and model." type:"existingfile"`
 }
 
 // Run implements "omni profile".
@@ -54,6 +55,11 @@ func (c *profileCmd) Run(g *Globals, _ context.Context) error {
 	if g.Threads > 0 {
 		t := g.Threads
 		f.ModelThreads = &t
+	}
+	if c.CalibrateFrom != "" {
+		if err := c.calibrate(g, o.Model); err != nil {
+			return err
+		}
 	}
 	p, err := sched.Resolve(o)
 	if err != nil {
@@ -128,4 +134,43 @@ func size(b int64) string {
 		return fmt.Sprintf("%.1f MiB", float64(b)/float64(sched.MiB))
 	}
 	return fmt.Sprintf("%d B", b)
+}
+
+// calibrate derives a chunk schedule from a measured request and stores it
+// in the calibration cache under this machine's and model's fingerprint.
+func (c *profileCmd) calibrate(g *Globals, model string) error {
+	b, err := os.ReadFile(c.CalibrateFrom)
+	if err != nil {
+		return fmt.Errorf("profile: %w", err)
+	}
+	var raw [][2]float64
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return fmt.Errorf("profile: calibration input %s: want [[t_ms, samples], ...]: %w", c.CalibrateFrom, err)
+	}
+	chunks := make([]sched.ChunkSamples, len(raw))
+	for i, r := range raw {
+		chunks[i] = sched.ChunkSamples{TMS: r[0], Samples: int(r[1])}
+	}
+	cal, err := sched.DeriveChunkSchedule(chunks, 24000, sched.DefaultCalibrateOptions())
+	if err != nil {
+		return err
+	}
+	if !cal.Measured {
+		return fmt.Errorf("profile: %s: fewer than two audio chunks or no elapsed time: nothing to calibrate from", c.CalibrateFrom)
+	}
+	hw, err := sched.ProbeHost()
+	if err != nil {
+		return err
+	}
+	cache, err := sched.DefaultCacheDir()
+	if err != nil {
+		return err
+	}
+	fp := sched.Fingerprint(hw, model)
+	if err := sched.SaveCalibration(cache, fp, cal); err != nil {
+		return err
+	}
+	fmt.Fprintf(g.Stderr, "omni: calibration: %.1f frames/s (rtf %.2f) → min %d frames, margin %.0f ms, ramp %v, adaptive %v; saved %s\n",
+		cal.FramesPerSecond, cal.RTF, cal.MinFrames, cal.MarginMS, cal.Ramp, cal.Adaptive, sched.CalibrationPath(cache, fp))
+	return nil
 }
