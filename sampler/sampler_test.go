@@ -340,8 +340,11 @@ func TestFastPathEqualsFullPath(t *testing.T) {
 			switch rng.Intn(10) {
 			case 0:
 				x[i] = float32(math.Inf(-1))
-			case 1, 2, 3:
-				// values that collide after division by T
+			case 1, 2:
+				// neighbouring floats: distinct raw values that can divide
+				// by T to the same float (a tie only after temperature)
+				x[i] = math.Float32frombits(math.Float32bits(1.5) + uint32(rng.Intn(6)))
+			case 3:
 				x[i] = float32(rng.Intn(levels)) * 1e-7 * float32(1+rng.Intn(2))
 			default:
 				x[i] = float32(rng.Intn(levels)) / float32(levels) * 4
@@ -526,5 +529,41 @@ func TestSampleRefusesMismatchedBatch(t *testing.T) {
 	}
 	if _, err := NewRequest(DefaultParams(), 10, []int{10}, nil); err == nil {
 		t.Error("NewRequest with prompt id 10 of 10 = nil error")
+	}
+}
+
+// TestTopKTieAfterTemperature: two raw logits one ulp apart that divide by T
+// to the same float are a tie at the top-k threshold after temperature, so
+// top_k 1 keeps both and both are sampled (over many seeds), in both
+// pipelines.
+func TestTopKTieAfterTemperature(t *testing.T) {
+	x1 := math.Float32frombits(math.Float32bits(1.5) + 1)
+	x2 := math.Float32frombits(math.Float32bits(1.5) + 2)
+	temp := float32(0)
+	for _, c := range []float32{3, 7, 0.3, 0.7, 1.3, 2.9, 5.1} {
+		if x1/c == x2/c {
+			temp = c
+			break
+		}
+	}
+	if temp == 0 {
+		t.Fatal("no temperature makes the two logits collide")
+	}
+	for _, processed := range []bool{true, false} {
+		seen := map[int32]bool{}
+		for seed := int64(0); seed < 64; seed++ {
+			p := DefaultParams()
+			p.TopK, p.Temperature, p.Seed = 1, float64(temp), &seed
+			r, _ := NewRequest(p, 4, nil, nil)
+			s, _ := New(Config{MaxBatch: 1, Vocab: 4, Processed: processed})
+			out := make([]int32, 1)
+			if err := s.Sample([]float32{0, x1, x2, -1}, []*Request{r}, out); err != nil {
+				t.Fatal(err)
+			}
+			seen[out[0]] = true
+		}
+		if !seen[1] || !seen[2] || seen[0] || seen[3] {
+			t.Errorf("processed=%v T=%v: tokens seen %v, want exactly {1, 2}", processed, temp, seen)
+		}
 	}
 }
