@@ -23,7 +23,7 @@ type ResolveOptions struct {
 	Geometry     KVGeometry       // zero: the Qwen3-TTS talker
 	WeightsBytes int64            // checkpoint bytes; 0 = unknown
 	CacheDir     string           // calibration cache root; "": DefaultCacheDir; "-": none
-	ProfileDir   string           // user profiles; "": DefaultProfileDir
+	ProfileDir   string           // user profiles; "": DefaultProfileDir; "-": none
 	Flags        Overrides        // explicit flags: they win over every profile
 }
 
@@ -118,6 +118,8 @@ func Resolve(o ResolveOptions) (Profile, error) {
 	dir := o.ProfileDir
 	if dir == "" {
 		dir = DefaultProfileDir()
+	} else if dir == "-" {
+		dir = ""
 	}
 	base, file, err := locate(o.Profile, dir)
 	if err != nil {
