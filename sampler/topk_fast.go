@@ -60,7 +60,9 @@ func (s *Sampler) topKFast(x []float32, k int, temp float32) ([]int32, float32, 
 				trigger = min(max(trigger, n+2*k), v)
 			}
 		}
-		nan = nan || xv != xv
+		if xv != xv {
+			nan = true
+		}
 	}
 	if nan {
 		return nil, 0, false
