@@ -220,3 +220,10 @@ func (b *Backend) Attention(out, qkv []float32, m int, caches, pos []int32, laye
 	return check(abi.OpAttention, hostAttention(ptr(out), int32(len(out)), ptr(qkv), int32(len(qkv)), int32(m),
 		ptr(caches), int32(len(caches)), ptr(pos), int32(len(pos)), int32(layer), qNorm, kNorm, rope, int32(heads), eps))
 }
+
+// RawMatMul calls the host's matmul with raw guest offsets, bypassing every
+// guest-side check: a test hook for hosts checking that a wild call comes
+// back as an error status, not a trap.
+func RawMatMul(y uint32, yLen int32, x uint32, xLen int32, m, w int32) error {
+	return check(abi.OpMatMul, hostMatMulRaw(y, yLen, x, xLen, m, w))
+}

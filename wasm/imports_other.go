@@ -29,9 +29,10 @@ func hostMatMulAdd(unsafe.Pointer, int32, unsafe.Pointer, int32, int32, int32) i
 func hostRMSNorm(unsafe.Pointer, int32, unsafe.Pointer, int32, int32, int32, float32) int32 {
 	return notWASI
 }
-func hostSwiGLU(unsafe.Pointer, int32, unsafe.Pointer, int32, int32) int32              { return notWASI }
-func hostEmbed(unsafe.Pointer, int32, unsafe.Pointer, int32, int32, int32) int32        { return notWASI }
+func hostSwiGLU(unsafe.Pointer, int32, unsafe.Pointer, int32, int32) int32       { return notWASI }
+func hostEmbed(unsafe.Pointer, int32, unsafe.Pointer, int32, int32, int32) int32 { return notWASI }
 func hostAttention(unsafe.Pointer, int32, unsafe.Pointer, int32, int32, unsafe.Pointer, int32, unsafe.Pointer, int32, int32, int32, int32, int32, int32, float32) int32 {
 	return notWASI
 }
 func hostSourceRead(unsafe.Pointer, int32, int32, int32, unsafe.Pointer, int32) int32 { return notWASI }
+func hostMatMulRaw(uint32, int32, uint32, int32, int32, int32) int32                  { return notWASI }

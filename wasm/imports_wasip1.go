@@ -37,6 +37,11 @@ func hostBytes(h int32, out unsafe.Pointer) int32
 //go:wasmimport omni matmul
 func hostMatMul(y unsafe.Pointer, yLen int32, x unsafe.Pointer, xLen int32, m, w int32) int32
 
+// hostMatMulRaw is matmul with plain offsets (RawMatMul).
+//
+//go:wasmimport omni matmul
+func hostMatMulRaw(y uint32, yLen int32, x uint32, xLen int32, m, w int32) int32
+
 //go:wasmimport omni matmul_add
 func hostMatMulAdd(y unsafe.Pointer, yLen int32, x unsafe.Pointer, xLen int32, m, w int32) int32
 

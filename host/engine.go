@@ -1,0 +1,192 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"time"
+
+	"github.com/omni-tts/omni/core"
+	"github.com/omni-tts/omni/predictor"
+	"github.com/omni-tts/omni/simd"
+	"github.com/omni-tts/omni/stats"
+	"github.com/omni-tts/omni/wasm/abi"
+)
+
+// Mode chooses where the control core runs.
+type Mode int
+
+const (
+	// Native links the control core into this program.
+	Native Mode = iota
+	// WASI runs the control core as the embedded WASI guest under wazero,
+	// with the kernels as host functions.
+	WASI
+)
+
+// String returns "native" or "wasi".
+func (m Mode) String() string {
+	if m == WASI {
+		return "wasi"
+	}
+	return "native"
+}
+
+// Options configure Open. Model (or Source) is required; every other zero
+// field takes the default its comment names.
+type Options struct {
+	// Model is a model spec for predictor.OpenModel: a Hugging Face
+	// checkpoint directory or "synth:SIZE[+outliers][@SEED]".
+	Model string
+	// Source, when set, is used instead of Model (and not closed by Close).
+	Source predictor.Source
+	// Precision of the matrices (default predictor.Int8).
+	Precision predictor.Precision
+	// Mode is Native (default) or WASI.
+	Mode Mode
+
+	MaxBatch int            // streams per pass (default 8)
+	MaxLen   int            // talker positions per sequence; 0 = the model's
+	Path     predictor.Path // code predictor path
+
+	KVBudgetBytes int64              // core.Config.KVBudgetBytes
+	MaxWaiting    int                // core.Config.MaxWaiting
+	Limits        core.Limits        // core.Config.Limits
+	Chunks        core.ChunkSchedule // core.Config.Chunks
+	Throttle      core.Throttle      // core.Config.Throttle
+	Seed          int64              // core.Config.Seed
+
+	// Threads for the kernels (default simd.DefaultThreads()).
+	Threads int
+	// Stats receives the native engine's counters (Native mode only).
+	Stats *stats.Recorder
+
+	// MemoryPages caps the guest's memory (default DefaultMemoryPages).
+	MemoryPages uint32
+	// CacheDir holds compiled guests (default <user cache dir>/omni/wazero;
+	// "-" keeps them in memory only).
+	CacheDir string
+	// Stderr receives the guest's stderr (panic messages); nil discards it.
+	Stderr io.Writer
+	// FS, when set, is mounted read-only as the guest's root; by default the
+	// guest has no filesystem.
+	FS fs.FS
+	// CallTimeout bounds one guest call (default 2 minutes); an overrun
+	// discards the instance like a trap.
+	CallTimeout time.Duration
+	// GuestModule replaces the embedded guest (tests).
+	GuestModule []byte
+}
+
+// Engine is an omni engine in either mode behind one interface: Submit a
+// core.Request, read its Stream, drive the engine with Run (or Step).
+type Engine interface {
+	// Submit validates req and queues it (see core.Engine.Submit).
+	Submit(ctx context.Context, req core.Request) (Stream, error)
+	// Step runs one scheduler step and reports whether work remains.
+	Step() (busy bool, err error)
+	// Run steps until ctx is done or the engine is closed.
+	Run(ctx context.Context) error
+	// Load returns the engine's current load.
+	Load() (core.Load, error)
+	// Mode returns where the control core runs.
+	Mode() Mode
+	// HostCalls returns the guest→host calls made so far (0 in Native mode).
+	HostCalls() uint64
+	// Close ends every stream and frees the engine.
+	Close() error
+}
+
+// Stream is one request's stream, as core.Stream offers it.
+type Stream interface {
+	// ID returns the request's ID.
+	ID() string
+	// Next returns the next event, waiting for one; io.EOF after the end.
+	Next(ctx context.Context) (core.Event, error)
+	// Done is closed when the stream has ended.
+	Done() <-chan struct{}
+	// End returns how the stream ended (EndNone while it runs).
+	End() core.End
+	// Wait blocks until the stream is done and returns its end.
+	Wait(ctx context.Context) (core.End, error)
+	// Codes returns every frame's codes once the stream is done.
+	Codes() [][core.Codebooks]int32
+}
+
+// withDefaults fills the zero fields.
+func (o Options) withDefaults() (Options, error) {
+	if o.Model == "" && o.Source == nil {
+		return o, fmt.Errorf("host: options name no model")
+	}
+	if o.MaxBatch == 0 {
+		o.MaxBatch = 8
+	}
+	if o.MaxBatch < 1 {
+		return o, fmt.Errorf("host: max batch %d below 1", o.MaxBatch)
+	}
+	if o.Threads == 0 {
+		o.Threads = simd.DefaultThreads()
+	}
+	if o.CallTimeout == 0 {
+		o.CallTimeout = 2 * time.Minute
+	}
+	if o.Mode != Native && o.Mode != WASI {
+		return o, fmt.Errorf("host: mode %d unknown", int(o.Mode))
+	}
+	return o, nil
+}
+
+// Open loads the model and returns an engine in opts.Mode. The weights are
+// always loaded natively on this side; in WASI mode the guest receives only
+// their handles.
+func Open(ctx context.Context, opts Options) (Engine, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	src, own := opts.Source, false
+	if src == nil {
+		if src, err = predictor.OpenModel(opts.Model); err != nil {
+			return nil, err
+		}
+		own = true
+	}
+	closeSrc := func() {
+		if own {
+			src.Close()
+		}
+	}
+	nb := simd.NewBackend(opts.Threads)
+	var e Engine
+	if opts.Mode == WASI {
+		e, err = openWASI(ctx, opts, src, nb)
+	} else {
+		e, err = openNative(opts, src, nb)
+	}
+	if err != nil {
+		nb.Close()
+		closeSrc()
+		return nil, err
+	}
+	if own {
+		switch x := e.(type) {
+		case *nativeEngine:
+			x.src = src
+		case *wasiEngine:
+			x.ownSrc = src
+		}
+	}
+	return e, nil
+}
+
+// engineSettings are the core.Config fields that travel to the guest.
+func (o *Options) engineSettings() abi.EngineSettings {
+	return abi.EngineSettings{
+		KVBudgetBytes: o.KVBudgetBytes, MaxWaiting: o.MaxWaiting,
+		PerTextToken: o.Limits.PerTextToken, Floor: o.Limits.Floor, MaxNewTokens: o.Limits.MaxNewTokens,
+		ChunkRamp: o.Chunks.Ramp, ChunkSteady: o.Chunks.Steady, ChunkLeft: o.Chunks.LeftContext,
+		NoThrottle: o.Throttle.Disabled, MarginMS: o.Throttle.MarginMS, MaxHoldSteps: o.Throttle.MaxHoldSteps,
+		Seed: o.Seed,
+	}
+}

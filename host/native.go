@@ -1,0 +1,78 @@
+package host
+
+import (
+	"context"
+	"errors"
+
+	"github.com/omni-tts/omni/core"
+	"github.com/omni-tts/omni/predictor"
+	"github.com/omni-tts/omni/simd"
+)
+
+// nativeEngine is core.Engine linked into this program.
+type nativeEngine struct {
+	e   *core.Engine
+	w   *predictor.Weights
+	nb  *simd.Backend
+	src predictor.Source // closed by Close when Open opened it
+}
+
+// openNative loads the weights on nb and starts a core.Engine.
+func openNative(o Options, src predictor.Source, nb *simd.Backend) (*nativeEngine, error) {
+	w, err := predictor.LoadWeights(src, nb, o.Precision)
+	if err != nil {
+		return nil, err
+	}
+	m, err := core.NewModel(w, core.ModelOptions{MaxBatch: o.MaxBatch, MaxLen: o.MaxLen, Path: o.Path})
+	if err != nil {
+		w.Free()
+		return nil, err
+	}
+	e, err := core.New(core.Config{
+		Model: m, IDs: core.IDsFromConfig(src.Config()), MaxBatch: o.MaxBatch,
+		KVBudgetBytes: o.KVBudgetBytes, MaxWaiting: o.MaxWaiting,
+		Limits: o.Limits, Chunks: o.Chunks, Throttle: o.Throttle, Seed: o.Seed,
+		Stats: o.Stats,
+	})
+	if err != nil {
+		m.Close()
+		w.Free()
+		return nil, err
+	}
+	return &nativeEngine{e: e, w: w, nb: nb}, nil
+}
+
+// Submit implements Engine.
+func (n *nativeEngine) Submit(ctx context.Context, req core.Request) (Stream, error) {
+	s, err := n.e.Submit(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Step implements Engine.
+func (n *nativeEngine) Step() (bool, error) { return n.e.Step() }
+
+// Run implements Engine.
+func (n *nativeEngine) Run(ctx context.Context) error { return n.e.Run(ctx) }
+
+// Load implements Engine.
+func (n *nativeEngine) Load() (core.Load, error) { return n.e.Load(), nil }
+
+// Mode implements Engine.
+func (n *nativeEngine) Mode() Mode { return Native }
+
+// HostCalls implements Engine: a native engine makes none.
+func (n *nativeEngine) HostCalls() uint64 { return 0 }
+
+// Close implements Engine.
+func (n *nativeEngine) Close() error {
+	err := n.e.Close()
+	n.w.Free()
+	n.nb.Close()
+	if n.src != nil {
+		err = errors.Join(err, n.src.Close())
+	}
+	return err
+}

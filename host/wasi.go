@@ -1,0 +1,342 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/omni-tts/omni/core"
+	"github.com/omni-tts/omni/predictor"
+	"github.com/omni-tts/omni/simd"
+	"github.com/omni-tts/omni/wasm/abi"
+)
+
+// wasiEngine runs the control core as a guest instance. The weights live
+// here (loaded once through a recorder); each instance replays their
+// handles. A trap discards the instance: the streams it held end with an
+// error, later submissions go to a fresh instance.
+type wasiEngine struct {
+	opts   Options
+	s      *hostState
+	rec    *recorder
+	nb     *simd.Backend
+	v      *vm
+	ctx    context.Context
+	spec   abi.EngineSpec
+	ownSrc predictor.Source
+
+	mu      sync.Mutex // serializes every guest call (Submit, Step, Load, Close)
+	in      *instance
+	streams map[uint64]*wasiStream // streams inside the current instance
+	nextID  uint64
+	closed  bool
+	wake    chan struct{}
+	replace uint64 // instances discarded so far
+}
+
+// openWASI loads the weights natively, builds the runtime and the first
+// instance.
+func openWASI(ctx context.Context, o Options, src predictor.Source, nb *simd.Backend) (*wasiEngine, error) {
+	s := newHostState(nb, src, 1<<40)
+	rec := &recorder{s: s}
+	if _, err := predictor.LoadWeights(src, rec, o.Precision); err != nil {
+		s.table.release(ownerHost, func(h int32) { nb.Free(h) })
+		return nil, err
+	}
+	cfg, err := json.Marshal(src.Config())
+	if err != nil {
+		return nil, fmt.Errorf("host: encode model config: %w", err)
+	}
+	set, err := json.Marshal(o.engineSettings())
+	if err != nil {
+		return nil, fmt.Errorf("host: encode engine settings: %w", err)
+	}
+	v, err := newVM(ctx, s, vmConfig{module: o.GuestModule, pages: o.MemoryPages, cacheDir: o.CacheDir, stderr: o.Stderr, fsys: o.FS})
+	if err != nil {
+		s.table.release(ownerHost, func(h int32) { nb.Free(h) })
+		return nil, err
+	}
+	e := &wasiEngine{
+		opts: o, s: s, rec: rec, nb: nb, v: v, ctx: context.WithoutCancel(ctx),
+		spec: abi.EngineSpec{
+			Config: cfg, Precision: o.Precision.String(), Created: rec.log,
+			MaxBatch: o.MaxBatch, MaxLen: o.MaxLen, Path: o.Path.String(), Engine: set,
+		},
+		streams: map[uint64]*wasiStream{},
+		wake:    make(chan struct{}, 1),
+	}
+	e.mu.Lock()
+	_, err = e.instance()
+	e.mu.Unlock()
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// instance returns the live instance, starting a fresh one (and its
+// engine) if the last one was discarded. e.mu is held.
+func (e *wasiEngine) instance() (*instance, error) {
+	if e.in != nil && e.in.mod != nil {
+		return e.in, nil
+	}
+	in, err := e.v.newInstance(e.ctx, e.s, e.opts.CallTimeout)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := in.command(&abi.Command{Op: abi.CmdCreate, Model: &e.spec}); err != nil {
+		in.discard()
+		return nil, fmt.Errorf("host: guest engine: %w", err)
+	}
+	e.in = in
+	return in, nil
+}
+
+// lost ends every stream of a discarded instance with err.
+func (e *wasiEngine) lost(err error) {
+	e.replace++
+	for id, st := range e.streams {
+		st.fail(err)
+		delete(e.streams, id)
+	}
+	e.in = nil
+}
+
+// Submit implements Engine.
+func (e *wasiEngine) Submit(ctx context.Context, req core.Request) (Stream, error) {
+	raw, err := json.Marshal(&req)
+	if err != nil {
+		return nil, fmt.Errorf("host: encode request %q: %w", req.ID, err)
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, core.ErrClosed
+	}
+	in, err := e.instance()
+	if err != nil {
+		return nil, err
+	}
+	e.nextID++
+	id := e.nextID
+	if _, err := in.command(&abi.Command{Op: abi.CmdSubmit, Stream: id, Request: raw}); err != nil {
+		if errors.Is(err, ErrTrapped) {
+			e.lost(err)
+		}
+		return nil, err
+	}
+	st := newWASIStream(req, id)
+	e.streams[id] = st
+	st.stopCtx = context.AfterFunc(ctx, func() {
+		st.cancelReq.Store(true)
+		e.kick()
+	})
+	e.kick()
+	return st, nil
+}
+
+// kick wakes Run.
+func (e *wasiEngine) kick() {
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Step implements Engine: it forwards cancellations, runs one guest step
+// and hands the events to their streams. A trap ends the streams of the
+// discarded instance and is returned (wrapping ErrTrapped); the engine
+// keeps serving with a fresh instance.
+func (e *wasiEngine) Step() (bool, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return false, core.ErrClosed
+	}
+	in, err := e.instance()
+	if err != nil {
+		return false, err
+	}
+	for id, st := range e.streams {
+		if st.cancelReq.Load() && !st.cancelSent {
+			st.cancelSent = true
+			if _, err := in.command(&abi.Command{Op: abi.CmdCancel, Stream: id}); err != nil {
+				if errors.Is(err, ErrTrapped) {
+					e.lost(err)
+					return false, err
+				}
+			}
+		}
+	}
+	rep, err := in.command(&abi.Command{Op: abi.CmdStep})
+	if err != nil && errors.Is(err, ErrTrapped) {
+		e.lost(err)
+		return false, err
+	}
+	if rep != nil {
+		for i := range rep.Events {
+			ev := &rep.Events[i]
+			if st, ok := e.streams[ev.Stream]; ok {
+				if st.deliver(ev) {
+					delete(e.streams, ev.Stream)
+				}
+			}
+		}
+	}
+	busy := rep != nil && rep.Busy
+	return busy, err
+}
+
+// Run implements Engine: it steps while there is work and sleeps until a
+// submission otherwise. Traps do not stop it (their streams have ended).
+func (e *wasiEngine) Run(ctx context.Context) error {
+	for {
+		busy, err := e.Step()
+		if err != nil {
+			if errors.Is(err, core.ErrClosed) {
+				return nil
+			}
+			if !errors.Is(err, ErrTrapped) {
+				return err
+			}
+		}
+		if busy {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-e.wake:
+		}
+	}
+}
+
+// Load implements Engine.
+func (e *wasiEngine) Load() (core.Load, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return core.Load{}, core.ErrClosed
+	}
+	in, err := e.instance()
+	if err != nil {
+		return core.Load{}, err
+	}
+	rep, err := in.command(&abi.Command{Op: abi.CmdLoad})
+	if err != nil {
+		if errors.Is(err, ErrTrapped) {
+			e.lost(err)
+		}
+		return core.Load{}, err
+	}
+	l := rep.Load
+	return core.Load{Running: l.Running, Waiting: l.Waiting, KVBytes: l.KVBytes, Steps: l.Steps}, nil
+}
+
+// Mode implements Engine.
+func (e *wasiEngine) Mode() Mode { return WASI }
+
+// HostCalls implements Engine.
+func (e *wasiEngine) HostCalls() uint64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.s.calls
+}
+
+// Replaced returns how many guest instances were discarded after a trap.
+func (e *wasiEngine) Replaced() uint64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.replace
+}
+
+// probe runs the guest's model probe (tests).
+func (e *wasiEngine) probe(spec *abi.ProbeSpec) (*abi.Reply, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	in, err := e.instance()
+	if err != nil {
+		return nil, err
+	}
+	rep, err := in.command(&abi.Command{Op: abi.CmdProbe, Probe: spec})
+	if err != nil && errors.Is(err, ErrTrapped) {
+		e.lost(err)
+	}
+	return rep, err
+}
+
+// fault makes the current instance fail on purpose (tests); it returns
+// the call's error.
+func (e *wasiEngine) fault(kind int32) (int32, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	in, err := e.instance()
+	if err != nil {
+		return 0, err
+	}
+	r, err := in.invoke(in.fault, uint64(uint32(kind)))
+	if err != nil {
+		e.lost(err)
+	}
+	return int32(r), err
+}
+
+// Close implements Engine: it closes the guest engine, the runtime, the
+// host's weights and the backend.
+func (e *wasiEngine) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil
+	}
+	e.closed = true
+	var errs []error
+	if e.in != nil && e.in.mod != nil {
+		if _, err := e.in.command(&abi.Command{Op: abi.CmdClose}); err != nil {
+			errs = append(errs, err)
+		}
+		e.in.discard()
+	}
+	for id, st := range e.streams {
+		st.fail(core.ErrClosed)
+		delete(e.streams, id)
+	}
+	errs = append(errs, e.v.close(context.Background()))
+	e.s.table.release(ownerHost, func(h int32) { e.nb.Free(h) })
+	e.nb.Close()
+	if e.ownSrc != nil {
+		errs = append(errs, e.ownSrc.Close())
+	}
+	e.kick()
+	return errors.Join(errs...)
+}
+
+// wasiStream is the host side of a stream running in the guest.
+type wasiStream struct {
+	req        core.Request
+	id         uint64
+	cancelReq  atomic.Bool
+	cancelSent bool // owned by the step goroutine
+	stopCtx    func() bool
+
+	mu     sync.Mutex
+	events []core.Event
+	notify chan struct{}
+	codes  [][core.Codebooks]int32
+	end    core.End
+	done   chan struct{}
+}
+
+func newWASIStream(req core.Request, id uint64) *wasiStream {
+	return &wasiStream{req: req, id: id, notify: make(chan struct{}, 1), done: make(chan struct{})}
+}

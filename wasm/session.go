@@ -1,0 +1,252 @@
+package wasm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+
+	"github.com/omni-tts/omni/core"
+	"github.com/omni-tts/omni/predictor"
+	"github.com/omni-tts/omni/wasm/abi"
+)
+
+// Session is the guest's engine: the control core (graph, sampler,
+// scheduler) on a guest Backend, driven one JSON command at a time (see
+// abi.Command). It runs with core.Config.Inline, so it starts no goroutine
+// and advances only when the host sends "step".
+type Session struct {
+	b       *Backend
+	src     *Source
+	weights *predictor.Weights
+	model   core.Model
+	engine  *core.Engine
+	streams map[uint64]*stream
+	poll    context.Context // cancelled: makes Stream.Next a non-blocking poll
+}
+
+// stream is one submitted request.
+type stream struct {
+	s      *core.Stream
+	cancel context.CancelFunc
+}
+
+// NewSession returns an empty session; "create" builds its engine.
+func NewSession() *Session {
+	poll, cancel := context.WithCancel(context.Background())
+	cancel()
+	return &Session{streams: map[uint64]*stream{}, poll: poll}
+}
+
+// Call runs one command and returns the JSON reply. It never panics on bad
+// input: a malformed command gets a reply whose Error says why.
+func (s *Session) Call(cmd []byte) []byte {
+	var c abi.Command
+	var r abi.Reply
+	if err := json.Unmarshal(cmd, &c); err != nil {
+		r.Error = fmt.Sprintf("wasm: command: %v", err)
+	} else if err := s.run(&c, &r); err != nil {
+		r.Error, r.Status = err.Error(), abi.Code(err)
+		if r.Status == abi.StatusInternal {
+			r.Status = abi.StatusGuest
+		}
+	}
+	out, err := json.Marshal(&r)
+	if err != nil {
+		out, _ = json.Marshal(&abi.Reply{Error: fmt.Sprintf("wasm: reply: %v", err), Status: abi.StatusGuest})
+	}
+	return out
+}
+
+// run dispatches one command.
+func (s *Session) run(c *abi.Command, r *abi.Reply) error {
+	if c.Op != abi.CmdCreate && s.engine == nil {
+		return fmt.Errorf("wasm: %s before create", c.Op)
+	}
+	switch c.Op {
+	case abi.CmdCreate:
+		return s.create(c.Model)
+	case abi.CmdSubmit:
+		return s.submit(c.Stream, c.Request)
+	case abi.CmdCancel:
+		st, ok := s.streams[c.Stream]
+		if !ok {
+			return fmt.Errorf("wasm: cancel of unknown stream %d", c.Stream)
+		}
+		st.cancel()
+		runtime.Gosched() // let the engine's cancel hook run
+		return nil
+	case abi.CmdStep:
+		busy, err := s.engine.Step()
+		r.Busy = busy
+		r.Events = s.drain(r.Events)
+		return err
+	case abi.CmdLoad:
+		l := s.engine.Load()
+		r.Load = &abi.Load{Running: l.Running, Waiting: l.Waiting, KVBytes: l.KVBytes, Steps: l.Steps}
+		return nil
+	case abi.CmdProbe:
+		if c.Probe == nil {
+			return fmt.Errorf("wasm: probe without a spec")
+		}
+		emb := make([]float32, len(c.Probe.Embeds))
+		for i, b := range c.Probe.Embeds {
+			emb[i] = math.Float32frombits(b)
+		}
+		var err error
+		r.Logits, r.Codes, err = Probe(s.model, emb, c.Probe.Steps)
+		return err
+	case abi.CmdClose:
+		return s.Close()
+	}
+	return fmt.Errorf("wasm: unknown command %q", c.Op)
+}
+
+// create loads the model by replaying the host's load and starts the engine.
+func (s *Session) create(spec *abi.EngineSpec) error {
+	if s.engine != nil {
+		return fmt.Errorf("wasm: create: the session already has an engine")
+	}
+	if spec == nil {
+		return fmt.Errorf("wasm: create without a model spec")
+	}
+	var cfg predictor.Config
+	if err := json.Unmarshal(spec.Config, &cfg); err != nil {
+		return fmt.Errorf("wasm: create: model config: %w", err)
+	}
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("wasm: create: %w", err)
+	}
+	prec, err := predictor.ParsePrecision(spec.Precision)
+	if err != nil {
+		return err
+	}
+	path, err := predictor.ParsePath(spec.Path)
+	if err != nil {
+		return err
+	}
+	var set abi.EngineSettings
+	if len(spec.Engine) > 0 {
+		if err := json.Unmarshal(spec.Engine, &set); err != nil {
+			return fmt.Errorf("wasm: create: engine settings: %w", err)
+		}
+	}
+	s.b = NewBackend()
+	if v, err := s.b.Version(); err != nil || v != abi.Version {
+		return fmt.Errorf("wasm: host ABI version %d (%v), guest speaks %d", v, err, abi.Version)
+	}
+	s.src = NewSource(&cfg, s.b)
+	err = s.b.Replay(spec.Created, func() error {
+		var err error
+		s.weights, err = predictor.LoadWeights(s.src, s.b, prec)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	s.model, err = core.NewModel(s.weights, core.ModelOptions{MaxBatch: spec.MaxBatch, MaxLen: spec.MaxLen, Path: path})
+	if err != nil {
+		return err
+	}
+	ec := core.Config{
+		Model: s.model, IDs: core.IDsFromConfig(&cfg), MaxBatch: spec.MaxBatch,
+		KVBudgetBytes: set.KVBudgetBytes, MaxWaiting: set.MaxWaiting,
+		Limits:   core.Limits{PerTextToken: set.PerTextToken, Floor: set.Floor, MaxNewTokens: set.MaxNewTokens},
+		Chunks:   core.ChunkSchedule{Ramp: set.ChunkRamp, Steady: set.ChunkSteady, LeftContext: set.ChunkLeft},
+		Throttle: core.Throttle{Disabled: set.NoThrottle, MarginMS: set.MarginMS, MaxHoldSteps: set.MaxHoldSteps},
+		Inline:   true,
+		Seed:     set.Seed,
+	}
+	if s.engine, err = core.New(ec); err != nil {
+		s.model.Close()
+		s.model = nil
+		return err
+	}
+	return nil
+}
+
+// submit queues a request as stream id.
+func (s *Session) submit(id uint64, raw json.RawMessage) error {
+	if _, dup := s.streams[id]; dup || id == 0 {
+		return fmt.Errorf("wasm: submit: stream id %d in use or zero", id)
+	}
+	var req core.Request
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return fmt.Errorf("wasm: submit: request: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	st, err := s.engine.Submit(ctx, req)
+	if err != nil {
+		cancel()
+		return err
+	}
+	s.streams[id] = &stream{s: st, cancel: cancel}
+	return nil
+}
+
+// drain appends every queued event of every stream (in stream id order) and
+// forgets streams that ended.
+func (s *Session) drain(out []abi.Event) []abi.Event {
+	ids := make([]uint64, 0, len(s.streams))
+	for id := range s.streams {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		st := s.streams[id]
+		for {
+			ev, err := st.s.Next(s.poll)
+			if err != nil {
+				break
+			}
+			out = append(out, wire(id, &ev))
+			if ev.Kind == core.EventEnd {
+				st.cancel()
+				delete(s.streams, id)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// wire converts a core.Event for the host.
+func wire(id uint64, ev *core.Event) abi.Event {
+	w := abi.Event{Stream: id, Kind: int(ev.Kind)}
+	switch ev.Kind {
+	case core.EventFrame:
+		f := &ev.Frame
+		w.Index, w.Codes, w.At, w.Step = f.Index, f.Codes, int64(f.At), f.Step
+	case core.EventChunk:
+		c := &ev.Chunk
+		w.Index, w.First, w.Frames, w.LeftContext, w.Final = c.Index, c.First, c.Frames, c.LeftContext, c.Final
+		w.ReadyAt, w.PutAt, w.GotAt = int64(c.ReadyAt), int64(c.PutAt), int64(c.GotAt)
+	case core.EventEnd:
+		e := &ev.End
+		w.Reason, w.Index, w.Cap = int(e.Reason), e.Frames, e.Cap
+		if e.Err != nil {
+			w.Err = e.Err.Error()
+		}
+	}
+	return w
+}
+
+// Close ends every stream and frees the model's objects (the host's
+// weights stay with the host).
+func (s *Session) Close() error {
+	var errs []error
+	if s.engine != nil {
+		errs = append(errs, s.engine.Close())
+		s.engine = nil
+	}
+	for id, st := range s.streams {
+		st.cancel()
+		delete(s.streams, id)
+	}
+	s.model = nil
+	s.weights = nil
+	return errors.Join(errs...)
+}
