@@ -32,6 +32,8 @@ type kernelFigures struct {
 	GemmM8OverM1       float64 `json:"gemm_m8_over_m1"`
 	GemvFP32GBps       float64 `json:"gemv_fp32_gbps"`
 	GemvFP32Efficiency float64 `json:"gemv_fp32_efficiency"`
+	GemvInt8GWps       float64 `json:"gemv_int8_gweights_per_s"`
+	GemmM8GWps         float64 `json:"gemm_m8_gweights_per_s"`
 	GemvInt8PassMs     float64 `json:"gemv_int8_pass_ms"`
 	GemmM8PassMs       float64 `json:"gemm_m8_pass_ms"`
 }
@@ -126,6 +128,7 @@ type kernelData struct {
 	q8       []*simd.Q8Matrix
 	f32      []*simd.F32Matrix
 	q8Bytes  int64
+	q8Ws     int64 // weights in the int8 set (bytes/weight = 1 + 4/BK)
 	f32Bytes int64
 	x1, x8   map[int]*simd.Q8Input // by cols
 	xf       map[int][]float32
@@ -174,6 +177,7 @@ func prepareKernelData(size int64, block int) (*kernelData, error) {
 		}
 		d.q8 = append(d.q8, m)
 		d.q8Bytes += int64(m.Bytes())
+		d.q8Ws += int64(m.Rows() * m.Cols())
 	}
 	for i := 0; d.f32Bytes < size; i++ {
 		m := f32s[i%2]
@@ -255,6 +259,8 @@ func (d *kernelData) measure(threads, reps int) kernelFigures {
 	f.GemvInt8Efficiency = f.GemvInt8GBps / f.ReadGBps
 	f.GemvFP32Efficiency = f.GemvFP32GBps / f.ReadGBps
 	f.GemmM8OverM1 = med("q8m8") / med("q8m1")
+	f.GemvInt8GWps = float64(d.q8Ws) / med("q8m1") / 1e9
+	f.GemmM8GWps = float64(d.q8Ws) / med("q8m8") / 1e9
 	f.GemvInt8PassMs = med("q8m1") * 1e3
 	f.GemmM8PassMs = med("q8m8") * 1e3
 	return f
