@@ -221,3 +221,45 @@ func TestSynthFillMatchesNormalish(t *testing.T) {
 		}
 	}
 }
+
+// TestSynthLogitsNotDegenerate applies the 0.6B predictor's final norm and
+// one lm head to a unit-RMS hidden state, written plainly here, and checks
+// the logits are finite, spread (std between 0.5 and 10) and not one-hot
+// (top softmax probability below 0.99), with and without outliers.
+func TestSynthLogitsNotDegenerate(t *testing.T) {
+	for _, outliers := range []bool{false, true} {
+		src := mustSynth(t, "0.6b", outliers, 2)
+		gain := readAll(t, src, "talker.code_predictor.model.norm.weight")
+		head := readAll(t, src, "talker.code_predictor.lm_head.4.weight")
+		h := make([]float64, len(gain))
+		var ss float64
+		key := nameKey(11, "hidden")
+		for i := range h {
+			h[i] = float64(normalish(key, uint64(i)))
+			ss += h[i] * h[i]
+		}
+		rms := math.Sqrt(ss/float64(len(h)) + 1e-6)
+		for i := range h {
+			h[i] = h[i] / rms * float64(gain[i])
+		}
+		logits := make([]float32, 2048)
+		for r := range logits {
+			var acc float64
+			for c, x := range h {
+				acc += float64(head[r*len(h)+c]) * x
+			}
+			logits[r] = float32(acc)
+		}
+		_, sd := meanStd(logits)
+		mx := float64(slices.Max(logits))
+		var z float64
+		for _, l := range logits {
+			z += math.Exp(float64(l) - mx)
+		}
+		top := 1 / z
+		t.Logf("outliers=%v: logit std %.2f, top probability %.3f", outliers, sd, top)
+		if math.IsNaN(sd) || sd < 0.5 || sd > 10 || top > 0.99 {
+			t.Errorf("outliers=%v: logit std %.2f, top probability %.3f: degenerate", outliers, sd, top)
+		}
+	}
+}
