@@ -1,0 +1,123 @@
+package core
+
+import (
+	"fmt"
+
+	"github.com/omni-tts/omni/stats"
+)
+
+// Config configures an Engine. Model and IDs are required; every other
+// zero field takes the default its comment names.
+type Config struct {
+	Model Model      // the talker and code predictor
+	IDs   SpecialIDs // the model's special ids (IDsFromConfig, Qwen3TTSIDs)
+
+	// MaxBatch bounds the streams running at once (max_num_seqs); 0 means
+	// the model's MaxBatch.
+	MaxBatch int
+	// KVBudgetBytes bounds the talker KV caches of all running streams; a
+	// stream reserves its whole length (prompt + frame cap) at admission,
+	// so no stream is ever preempted. 0 means no bound beyond MaxBatch.
+	KVBudgetBytes int64
+	// MaxWaiting bounds the queue of submitted, not yet admitted requests;
+	// 0 means 1024.
+	MaxWaiting int
+
+	Limits Limits        // frame caps; zero means DefaultLimits
+	Chunks ChunkSchedule // chunk sizes; zero means DefaultChunkSchedule
+
+	// Throttle holds prefills back while a running stream's playback is at
+	// risk.
+	Throttle Throttle
+
+	// HopDepth is the codec-stage queue's capacity in chunks; 0 means 4.
+	HopDepth int
+	// Sink is the codec stage; nil means none (streams still record their
+	// chunk arrivals).
+	Sink ChunkSink
+	// Inline runs the codec stage inside Step instead of on its own
+	// goroutine: the engine then starts no goroutine at all (a WASI guest
+	// drives it with Step).
+	Inline bool
+
+	// Seed seeds the generator of random rows without their own seed.
+	Seed int64
+	// Clock is the engine's clock; nil means the system clock. Stats must
+	// use the same clock.
+	Clock stats.Clock
+	// Stats receives the engine's counters; nil disables them.
+	Stats *stats.Recorder
+}
+
+// Throttle configures prefill throttling (research/vllm_omni_edge.md §2.2):
+// a waiting request is not prefilled while some running stream whose
+// playback has started has slack − next_chunk_eta < MarginMS, where
+// next_chunk_eta is the frames left until that stream's next chunk times
+// the recent step time, plus the recent prefill time. After MaxHoldSteps
+// consecutive held steps one request is admitted anyway, so a machine
+// slower than real time still serves its queue.
+type Throttle struct {
+	Disabled     bool    // never throttle
+	MarginMS     float64 // safety margin; 0 means 120 (the x86 CPU class)
+	MaxHoldSteps int     // 0 means 25 (one steady chunk)
+}
+
+// withDefaults returns c with every zero field defaulted, or an error.
+func (c Config) withDefaults() (Config, error) {
+	if c.Model == nil {
+		return c, fmt.Errorf("core: config has no model")
+	}
+	if err := c.IDs.Validate(); err != nil {
+		return c, err
+	}
+	d := c.Model.Dims()
+	if d.Vocab != c.IDs.CodecVocab || d.CodebookSize != c.IDs.CodebookSize || d.Groups != Codebooks || d.Hidden < 1 {
+		return c, fmt.Errorf("core: model dims %+v do not match the ids (codec vocab %d, codebook %d, %d groups)", d, c.IDs.CodecVocab, c.IDs.CodebookSize, Codebooks)
+	}
+	if c.MaxBatch == 0 {
+		c.MaxBatch = c.Model.MaxBatch()
+	}
+	if c.MaxBatch < 1 || c.MaxBatch > c.Model.MaxBatch() {
+		return c, fmt.Errorf("core: max batch %d outside [1, %d] (the model's)", c.MaxBatch, c.Model.MaxBatch())
+	}
+	if c.KVBudgetBytes < 0 {
+		return c, fmt.Errorf("core: kv budget %d bytes negative", c.KVBudgetBytes)
+	}
+	if c.MaxWaiting == 0 {
+		c.MaxWaiting = 1024
+	}
+	if c.MaxWaiting < 0 {
+		return c, fmt.Errorf("core: max waiting %d negative", c.MaxWaiting)
+	}
+	if c.Limits == (Limits{}) {
+		c.Limits = DefaultLimits()
+	}
+	if err := c.Limits.Validate(); err != nil {
+		return c, err
+	}
+	if c.Chunks.Steady == 0 && c.Chunks.Ramp == nil && c.Chunks.LeftContext == 0 {
+		c.Chunks = DefaultChunkSchedule()
+	}
+	if err := c.Chunks.Validate(); err != nil {
+		return c, err
+	}
+	if c.Throttle.MarginMS == 0 {
+		c.Throttle.MarginMS = 120
+	}
+	if c.Throttle.MaxHoldSteps == 0 {
+		c.Throttle.MaxHoldSteps = 25
+	}
+	if c.Throttle.MarginMS < 0 || c.Throttle.MaxHoldSteps < 0 {
+		return c, fmt.Errorf("core: throttle margin %g ms and max hold %d steps must not be negative", c.Throttle.MarginMS, c.Throttle.MaxHoldSteps)
+	}
+	if c.HopDepth == 0 {
+		c.HopDepth = 4
+	}
+	if c.HopDepth < 1 {
+		return c, fmt.Errorf("core: hop depth %d must be >= 1", c.HopDepth)
+	}
+	if c.Clock == nil {
+		c.Clock = stats.SystemClock()
+	}
+	return c, nil
+}

@@ -1,0 +1,439 @@
+package core
+
+import (
+	"fmt"
+	"time"
+)
+
+// Step runs one scheduler step: it ends cancelled streams, admits and
+// prefills the waiting requests the KV budget and the throttle allow, then
+// runs one decode step for every running stream together (codebook-0
+// sampling, the code predictor, the frames, the next talker inputs, the
+// talker decode) and hands the chunks cut to the codec stage. It reports
+// whether work remains (running or waiting streams). A model failure ends
+// every running stream with EndError and is returned.
+func (e *Engine) Step() (busy bool, err error) {
+	e.stepMu.Lock()
+	defer e.stepMu.Unlock()
+	e.mu.Lock()
+	closed := e.closed
+	e.mu.Unlock()
+	if closed {
+		return false, ErrClosed
+	}
+	t0 := e.now()
+	st := e.c.step.Start()
+
+	sc := e.c.schedule.Start()
+	e.reap()
+	admit := e.schedule(t0)
+	sc.Stop()
+
+	if len(admit) > 0 {
+		pt := e.now()
+		pc := e.c.prefill.Start()
+		for _, s := range admit {
+			e.prefillOne(s)
+		}
+		pc.Stop()
+		if n := len(admit); n > 0 {
+			e.prefEW = ewma(e.prefEW, ms(e.now()-pt)/float64(n))
+		}
+	}
+
+	if len(e.running) > 0 {
+		e.steps++
+		e.stepsA.Store(e.steps)
+		if err = e.decode(); err != nil {
+			for _, s := range e.running {
+				e.finish(s, EndError, err)
+			}
+			e.running = e.running[:0]
+		}
+	}
+	e.reap()
+	e.flush()
+	if len(e.running) > 0 {
+		st.Stop()
+		e.stepEW = ewma(e.stepEW, ms(e.now()-t0))
+	}
+	e.mu.Lock()
+	busy = len(e.running) > 0 || len(e.waiting) > 0
+	e.mu.Unlock()
+	return busy, err
+}
+
+// ewma folds x into the running average a (α = 0.3, the first value taken
+// as is).
+func ewma(a, x float64) float64 {
+	if a == 0 {
+		return x
+	}
+	return 0.7*a + 0.3*x
+}
+
+// reap ends running streams whose context was cancelled, freeing their KV.
+func (e *Engine) reap() {
+	k := 0
+	for _, s := range e.running {
+		if s.isCancelled() {
+			e.finish(s, EndCancelled, s.ctx.Err())
+			continue
+		}
+		e.running[k] = s
+		k++
+	}
+	if k != len(e.running) {
+		e.compactAfterReap(k)
+	}
+}
+
+// compactAfterReap keeps the pending rows of the surviving streams in step
+// with e.running after reap dropped some (only prefilled rows carry state
+// between steps: their hidden and logits).
+func (e *Engine) compactAfterReap(k int) {
+	// Rows are re-gathered from each stream's saved position.
+	H, V := e.dims.Hidden, e.dims.Vocab
+	for i := 0; i < k; i++ {
+		s := e.running[i]
+		if s.row != i {
+			copy(e.hidden[i*H:(i+1)*H], e.hidden[s.row*H:(s.row+1)*H])
+			copy(e.logits[i*V:(i+1)*V], e.logits[s.row*V:(s.row+1)*V])
+			s.row = i
+		}
+	}
+	for i := k; i < len(e.running); i++ {
+		e.running[i] = nil
+	}
+	e.running = e.running[:k]
+}
+
+// schedule pops the waiting requests to admit this step: in order, while a
+// batch row is free, the KV budget holds and the throttle allows it.
+// Cancelled waiting requests end here without ever holding KV.
+func (e *Engine) schedule(now time.Duration) []*Stream {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.waiting) == 0 {
+		return nil
+	}
+	throttled := e.throttled(now)
+	force := throttled && e.held >= e.cfg.Throttle.MaxHoldSteps
+	var admit []*Stream
+	k := 0
+	for i, s := range e.waiting {
+		if s.isCancelled() {
+			e.finish(s, EndCancelled, s.ctx.Err())
+			continue
+		}
+		fits := len(e.running)+len(admit) < e.cfg.MaxBatch &&
+			(e.cfg.KVBudgetBytes == 0 || e.kvUsed+s.kvBytes <= e.cfg.KVBudgetBytes)
+		if !fits || (throttled && !force) {
+			// FIFO: a request that must wait holds back the ones behind it.
+			k += copy(e.waiting[k:], e.waiting[i:])
+			break
+		}
+		e.kvUsed += s.kvBytes
+		s.reserved = s.kvBytes
+		admit = append(admit, s)
+		if force {
+			// After the hold, one request only.
+			k += copy(e.waiting[k:], e.waiting[i+1:])
+			break
+		}
+	}
+	for i := k; i < len(e.waiting); i++ {
+		e.waiting[i] = nil
+	}
+	e.waiting = e.waiting[:k]
+	if throttled && !force {
+		e.held++
+	} else {
+		e.held = 0
+	}
+	return admit
+}
+
+// throttled applies sched's prefill-throttle rule to the running streams.
+func (e *Engine) throttled(now time.Duration) bool {
+	if e.cfg.Throttle.Disabled || len(e.running) == 0 {
+		return false
+	}
+	for _, s := range e.running {
+		slack, started := s.slack(now)
+		if !started {
+			continue
+		}
+		left := s.chunks.sched.Size(s.chunks.index) - (len(s.codes) - s.chunks.emitted)
+		eta := float64(left)*e.stepEW + e.prefEW
+		if slack-eta < e.cfg.Throttle.MarginMS {
+			return true
+		}
+	}
+	return false
+}
+
+// prefillOne allocates s's KV, runs its prompt and parks its hidden and
+// logits in the next batch row; a failure ends s alone.
+func (e *Engine) prefillOne(s *Stream) {
+	H := e.dims.Hidden
+	fail := func(err error) {
+		e.finish(s, EndError, fmt.Errorf("core: request %q: prefill: %w", s.req.ID, err))
+	}
+	seq, err := e.model.NewSequence(len(s.prompt.Rows) + s.cap)
+	if err != nil {
+		fail(err)
+		return
+	}
+	s.seq = seq
+	rows := s.prompt.Rows
+	n := len(rows)
+	e.promptBuf = grow(e.promptBuf, n*H)
+	x := e.promptBuf[:n*H]
+	if err := e.embedRows(x, rows); err != nil {
+		fail(err)
+		return
+	}
+	if t := s.prompt.Trailing; len(t) > 0 {
+		s.trailing = make([]float32, len(t)*H)
+		if err := e.model.TextEmbed(s.trailing, t); err != nil {
+			fail(err)
+			return
+		}
+	}
+	r := len(e.running)
+	if err := e.model.Prefill(seq, x, e.hidden[r*H:(r+1)*H], e.logits[r*e.dims.Vocab:(r+1)*e.dims.Vocab]); err != nil {
+		fail(err)
+		return
+	}
+	s.codes = make([][Codebooks]int32, 0, s.cap)
+	s.row = r
+	e.running = append(e.running, s)
+}
+
+// embedRows writes the prompt rows' embeddings: text track plus codec track.
+func (e *Engine) embedRows(x []float32, rows []PromptRow) error {
+	H := e.dims.Hidden
+	clear(x)
+	e.textIDs, e.codecIDs = e.textIDs[:0], e.codecIDs[:0]
+	for _, r := range rows {
+		if r.Text != NoID {
+			e.textIDs = append(e.textIDs, r.Text)
+		}
+		if r.Codec != NoID {
+			e.codecIDs = append(e.codecIDs, r.Codec)
+		}
+	}
+	add := func(ids []int32, embed func([]float32, []int32) error, pick func(PromptRow) int32) error {
+		if len(ids) == 0 {
+			return nil
+		}
+		e.textBuf = grow(e.textBuf, len(ids)*H)
+		buf := e.textBuf[:len(ids)*H]
+		if err := embed(buf, ids); err != nil {
+			return err
+		}
+		j := 0
+		for i, r := range rows {
+			if pick(r) == NoID {
+				continue
+			}
+			dst, src := x[i*H:(i+1)*H], buf[j*H:(j+1)*H]
+			for k := range dst {
+				dst[k] += src[k]
+			}
+			j++
+		}
+		return nil
+	}
+	if err := add(e.textIDs, e.model.TextEmbed, func(r PromptRow) int32 { return r.Text }); err != nil {
+		return fmt.Errorf("text track: %w", err)
+	}
+	if err := add(e.codecIDs, e.model.CodecEmbed, func(r PromptRow) int32 { return r.Codec }); err != nil {
+		return fmt.Errorf("codec track: %w", err)
+	}
+	return nil
+}
+
+// grow returns b with length at least n (contents unspecified).
+func grow(b []float32, n int) []float32 {
+	if cap(b) < n {
+		return make([]float32, n)
+	}
+	return b[:n]
+}
+
+// decode runs one frame for every running stream: codebook-0 sampling, the
+// code predictor, the frames and chunks, the next inputs and the talker
+// decode. Streams ending this frame (EOS, length cap) leave e.running.
+func (e *Engine) decode() error {
+	H, V := e.dims.Hidden, e.dims.Vocab
+	B := len(e.running)
+
+	// Codebook 0 under the Qwen3-TTS contract.
+	t := e.c.sample.Start()
+	for i, s := range e.running {
+		e.treqs[i] = s.talker
+	}
+	if err := e.talker.Sample(e.logits[:B*V], e.treqs[:B], e.c0[:B]); err != nil {
+		return fmt.Errorf("core: codebook-0 sampling: %w", err)
+	}
+	t.Stop()
+
+	// EOS ends a stream before its frame; the others keep their rows, packed.
+	k := 0
+	for i, s := range e.running {
+		c := e.c0[i]
+		if c == e.ids.CodecEos {
+			e.finish(s, EndEOS, nil)
+			continue
+		}
+		if err := s.talker.Append(int(c)); err != nil {
+			return fmt.Errorf("core: codebook-0 history: %w", err)
+		}
+		if k != i {
+			copy(e.hidden[k*H:(k+1)*H], e.hidden[i*H:(i+1)*H])
+			e.c0[k] = c
+		}
+		e.running[k] = s
+		s.row = k
+		k++
+	}
+	e.truncate(k)
+	B = k
+	if B == 0 {
+		return nil
+	}
+
+	// The code predictor over all B rows, then the next inputs.
+	mtp0 := e.now()
+	for i, s := range e.running {
+		e.preqs[i] = s.pred
+	}
+	e.pickErr = nil
+	lp := e.c.loop.Start()
+	e.pickT = e.c.substep.Start()
+	err := e.model.PredictFrame(e.hidden[:B*H], e.c0[:B], e.codes[:B*Codebooks], e.pick)
+	lp.Stop()
+	if err == nil {
+		err = e.pickErr
+	}
+	if err != nil {
+		return fmt.Errorf("core: code predictor: %w", err)
+	}
+	mtpMS := ms(e.now() - mtp0)
+
+	// Frames to their streams; the length cap ends a stream after its frame.
+	now := e.now()
+	k = 0
+	for i, s := range e.running {
+		var f Frame
+		copy(f.Codes[:], e.codes[i*Codebooks:(i+1)*Codebooks])
+		f.Index, f.At, f.Step = len(s.codes), now, e.steps
+		s.codes = append(s.codes, f.Codes)
+		s.push(Event{Kind: EventFrame, Frame: f})
+		if ch, ok := s.chunks.next(len(s.codes)); ok {
+			e.cut(s, ch, now)
+		}
+		if len(s.codes) >= s.cap {
+			e.finish(s, EndLength, nil)
+			continue
+		}
+		if k != i {
+			copy(e.codes[k*Codebooks:(k+1)*Codebooks], e.codes[i*Codebooks:(i+1)*Codebooks])
+		}
+		e.running[k] = s
+		s.row = k
+		k++
+	}
+	e.truncate(k)
+	B = k
+	if B == 0 {
+		e.c.mtp.Add(mtpMS)
+		return nil
+	}
+	emb0 := e.now()
+	if err := e.model.FrameEmbed(e.embeds[:B*H], e.codes[:B*Codebooks]); err != nil {
+		return fmt.Errorf("core: next talker input: %w", err)
+	}
+	for i, s := range e.running {
+		text := e.pad
+		if f := len(s.codes) - 1; f < len(s.prompt.Trailing) {
+			text = s.trailing[f*H : (f+1)*H]
+		}
+		row := e.embeds[i*H : (i+1)*H]
+		for j := range row {
+			row[j] += text[j]
+		}
+	}
+	e.c.mtp.Add(mtpMS + ms(e.now()-emb0))
+
+	// The talker decode for all B rows: next step's hidden and logits.
+	for i, s := range e.running {
+		e.seqs[i] = s.seq
+	}
+	ft := e.c.forward.Start()
+	if err := e.model.Decode(e.seqs[:B], e.embeds[:B*H], e.hidden[:B*H], e.logits[:B*V]); err != nil {
+		return fmt.Errorf("core: talker decode: %w", err)
+	}
+	ft.Stop()
+	return nil
+}
+
+// pick is the predictor's per-sub-step callback: it samples codebook g of
+// every row with the stream's predictor generator.
+func (e *Engine) pick(g int, logits []float32, codes []int32) {
+	B := len(codes)
+	if err := e.pred.Sample(logits, e.preqs[:B], codes); err != nil && e.pickErr == nil {
+		e.pickErr = fmt.Errorf("codebook %d sampling: %w", g, err)
+	}
+	e.pickT.Stop()
+	e.pickT = e.c.substep.Start()
+}
+
+// truncate drops e.running[k:] (already finished or moved).
+func (e *Engine) truncate(k int) {
+	for i := k; i < len(e.running); i++ {
+		e.running[i] = nil
+	}
+	e.running = e.running[:k]
+}
+
+// cut fills a chunk of s cut at now and queues it for the codec stage.
+func (e *Engine) cut(s *Stream, ch Chunk, now time.Duration) {
+	c := new(Chunk)
+	*c = ch
+	c.Stream = s
+	c.Codes = s.codes[ch.First-ch.LeftContext : ch.First+ch.Frames]
+	c.ReadyAt = now
+	e.chunks = append(e.chunks, c)
+}
+
+// finish ends s: frees its KV and queues its final chunk.
+func (e *Engine) finish(s *Stream, reason EndReason, err error) {
+	if s.reason != EndNone {
+		return
+	}
+	s.reason, s.err = reason, err
+	if s.seq != nil {
+		s.seq.Close()
+		s.seq = nil
+	}
+	e.kvUsed -= s.reserved
+	s.reserved = 0
+	s.trailing = nil
+	if s.stopCtx != nil {
+		s.stopCtx()
+	}
+	e.cut(s, s.chunks.finish(len(s.codes)), e.now())
+}
+
+// flush hands the chunks cut this step to the codec stage, in order; a full
+// queue blocks here.
+func (e *Engine) flush() {
+	for i, c := range e.chunks {
+		e.hop.put(c)
+		e.chunks[i] = nil
+	}
+	e.chunks = e.chunks[:0]
+}

@@ -1,0 +1,224 @@
+package core
+
+import (
+	"context"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/omni-tts/omni/sampler"
+)
+
+// EventKind tells which field of an Event is set.
+type EventKind int
+
+const (
+	// EventFrame carries a generated frame.
+	EventFrame EventKind = iota + 1
+	// EventChunk carries a chunk the codec stage received.
+	EventChunk
+	// EventEnd carries how the stream ended; it is the last event.
+	EventEnd
+)
+
+// Event is one item of a stream: a frame, a chunk or the end.
+type Event struct {
+	Kind  EventKind
+	Frame Frame // for EventFrame
+	Chunk Chunk // for EventChunk
+	End   End   // for EventEnd
+}
+
+// Arrival is one audio-carrying chunk as the codec stage saw it: when it
+// arrived (engine clock) and the audio it carries.
+type Arrival struct {
+	At      time.Duration
+	AudioMS float64
+}
+
+// Stream is one request in the engine. Its frames, its chunks (once the
+// codec stage has them) and finally its end are read with Next; Done and
+// End report the end without reading. Events queue inside the stream until
+// read, at most one per frame and chunk of the stream's frame cap.
+type Stream struct {
+	id        uint64
+	req       Request
+	ctx       context.Context
+	submitted time.Duration
+	cancelled atomic.Bool
+	stopCtx   func() bool
+
+	// owned by the step goroutine
+	prompt   Prompt
+	cap      int
+	seq      Sequence
+	kvBytes  int64 // KV the stream needs for its whole length
+	reserved int64 // KV reserved against the budget (kvBytes once admitted)
+	row      int   // batch row holding its pending hidden and logits
+	talker   *sampler.Request
+	pred     *sampler.Request
+	trailing []float32 // text rows added after each frame (len(prompt.Trailing)×hidden)
+	codes    [][Codebooks]int32
+	chunks   chunker
+	pending  bool // prefilled: its hidden and logits wait in the batch buffers
+	reason   EndReason
+	err      error
+
+	mu       sync.Mutex
+	events   []Event
+	head     int
+	notify   chan struct{}
+	arrivals []Arrival
+	end      End
+	done     chan struct{}
+}
+
+// ID returns the request's ID.
+func (s *Stream) ID() string { return s.req.ID }
+
+// Request returns the request as submitted.
+func (s *Stream) Request() Request { return s.req }
+
+// Cap returns the stream's frame cap.
+func (s *Stream) Cap() int { return s.cap }
+
+// Submitted returns the engine clock at Submit.
+func (s *Stream) Submitted() time.Duration { return s.submitted }
+
+// Next returns the stream's next event, waiting for one; after the
+// EventEnd it returns io.EOF. A cancelled ctx returns ctx.Err().
+func (s *Stream) Next(ctx context.Context) (Event, error) {
+	for {
+		s.mu.Lock()
+		if s.head < len(s.events) {
+			e := s.events[s.head]
+			s.events[s.head] = Event{}
+			s.head++
+			if s.head == len(s.events) {
+				s.events, s.head = s.events[:0], 0
+			}
+			s.mu.Unlock()
+			return e, nil
+		}
+		ended := s.isDone()
+		s.mu.Unlock()
+		if ended {
+			return Event{}, io.EOF
+		}
+		select {
+		case <-s.notify:
+		case <-s.done:
+		case <-ctx.Done():
+			return Event{}, ctx.Err()
+		}
+	}
+}
+
+// Done is closed when the stream has ended and its last chunk reached the
+// codec stage.
+func (s *Stream) Done() <-chan struct{} { return s.done }
+
+// End returns how the stream ended (Reason EndNone while it runs).
+func (s *Stream) End() End {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.end
+}
+
+// Wait blocks until the stream is done (or ctx is cancelled) and returns
+// its end.
+func (s *Stream) Wait(ctx context.Context) (End, error) {
+	select {
+	case <-s.done:
+		return s.End(), nil
+	case <-ctx.Done():
+		return End{}, ctx.Err()
+	}
+}
+
+// Codes returns a copy of every frame's codes once the stream is done, nil
+// before.
+func (s *Stream) Codes() [][Codebooks]int32 {
+	if !s.isDone() {
+		return nil
+	}
+	out := make([][Codebooks]int32, len(s.codes))
+	copy(out, s.codes)
+	return out
+}
+
+// Arrivals returns the audio-carrying chunks the codec stage received so far.
+func (s *Stream) Arrivals() []Arrival {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Arrival(nil), s.arrivals...)
+}
+
+// isDone reports whether done is closed.
+func (s *Stream) isDone() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// push queues an event and wakes a reader.
+func (s *Stream) push(e Event) {
+	s.mu.Lock()
+	s.events = append(s.events, e)
+	s.mu.Unlock()
+	select {
+	case s.notify <- struct{}{}:
+	default:
+	}
+}
+
+// arrived records a chunk's arrival at the codec stage and queues its event;
+// a final chunk also ends the stream.
+func (s *Stream) arrived(c *Chunk) {
+	s.mu.Lock()
+	if c.Frames > 0 {
+		s.arrivals = append(s.arrivals, Arrival{At: c.GotAt, AudioMS: c.AudioMS()})
+	}
+	s.events = append(s.events, Event{Kind: EventChunk, Chunk: *c})
+	if c.Final {
+		s.end = End{Reason: s.reason, Err: s.err, Frames: len(s.codes), Cap: s.cap}
+		s.events = append(s.events, Event{Kind: EventEnd, End: s.end})
+	}
+	s.mu.Unlock()
+	if c.Final {
+		close(s.done)
+	}
+	select {
+	case s.notify <- struct{}{}:
+	default:
+	}
+}
+
+// slack returns the playback slack at now (sched's formula: audio arrived
+// minus time since the first arrival) and whether playback has started.
+func (s *Stream) slack(now time.Duration) (float64, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.arrivals) == 0 {
+		return 0, false
+	}
+	start := s.arrivals[0].At
+	var audio float64
+	for _, a := range s.arrivals {
+		if a.At <= now {
+			audio += a.AudioMS
+		}
+	}
+	return audio - max(0, ms(now-start)), true
+}
+
+// ms converts a duration to float64 milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// isCancelled reports whether the request's context is done (the AfterFunc
+// flag may lag the cancellation, so the context is asked too).
+func (s *Stream) isCancelled() bool { return s.cancelled.Load() || s.ctx.Err() != nil }
