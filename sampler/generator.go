@@ -18,8 +18,8 @@ const mtN = 624
 //
 // A Generator is not safe for concurrent use; each request owns its own.
 type Generator struct {
-	mt    [mtN]uint32
-	idx   int  // next word in mt; mtN means "twist before the next word"
+	mt    [mtN / 2]uint64 // word i is bits 32·(i&1).. of mt[i/2] (two lanes per uint64)
+	idx   int             // next word; mtN means "twist before the next word"
 	zeros bool // the current block holds a raw zero word (a draw may give u == 0)
 }
 
@@ -34,43 +34,62 @@ func NewGenerator(seed int64) *Generator {
 // 32 bits of seed (seeds 1 and 2³²+1 give the same stream).
 func (g *Generator) Seed(seed int64) {
 	s := uint32(uint64(seed))
-	g.mt[0] = s
+	g.setWord(0, s)
 	for i := 1; i < mtN; i++ {
 		s = 1812433253*(s^(s>>30)) + uint32(i)
-		g.mt[i] = s
+		g.setWord(i, s)
 	}
 	g.idx = mtN
 }
 
-// twist regenerates the 624-word state block. It reports whether any new
-// raw word is zero (the only way a draw can give u == 0).
+// word returns raw state word i.
+func (g *Generator) word(i int) uint32 { return uint32(g.mt[i>>1] >> (uint(i&1) * 32)) }
+
+// setWord sets raw state word i.
+func (g *Generator) setWord(i int, w uint32) {
+	sh := uint(i&1) * 32
+	g.mt[i>>1] = g.mt[i>>1]&^(0xffffffff<<sh) | uint64(w)<<sh
+}
+
+// twist regenerates the 624-word state block, two words per uint64 lane
+// pair (SWAR): pair j holds words 2j (low) and 2j+1 (high), and word k's new
+// value is mt[k+397] ^ (y >> 1) ^ (y odd ? 0x9908b0df : 0) with
+// y = mt[k]&0x80000000 | mt[k+1]&0x7fffffff, where indices wrap at 624 and
+// words already regenerated are used, as MT19937 specifies. It reports
+// whether any new raw word is zero (the only way a draw can give u == 0).
 func (g *Generator) twist() (anyZero bool) {
 	const (
-		m     = 397
-		upper = 0x80000000
-		lower = 0x7fffffff
-		mat   = 0x9908b0df
+		upper = 0x80000000_80000000
+		lower = 0x7fffffff_7fffffff
+		ones  = 0x00000001_00000001
+		mat   = 0x9908b0df_9908b0df
+		half  = mtN / 2 // 312 pairs
+		off   = 397 / 2 // word k+397 starts in pair j+198 (high lane)
 	)
 	mt := &g.mt
-	var z uint32 = 1
-	for k := 0; k < mtN-m; k++ {
-		y := mt[k]&upper | mt[k+1]&lower
-		w := mt[k+m] ^ y>>1 ^ (-(y & 1) & mat)
-		mt[k] = w
-		z &= b2u(w != 0)
+	var z uint64
+	step := func(cur, nxt, mm uint64) uint64 {
+		y := cur&upper | nxt&lower
+		w := mm ^ (y>>1)&lower ^ (y&ones)*0xffffffff&mat
+		z |= (w - ones) &^ w & upper // a zero lane sets its top bit
+		return w
 	}
-	for k := mtN - m; k < mtN-1; k++ {
-		y := mt[k]&upper | mt[k+1]&lower
-		w := mt[k+m-mtN] ^ y>>1 ^ (-(y & 1) & mat)
-		mt[k] = w
-		z &= b2u(w != 0)
+	// Pairs 0..112: words k+397, k+398 are old words 2j+397, 2j+398.
+	for j := 0; j < half-off-1; j++ {
+		mt[j] = step(mt[j], mt[j]>>32|mt[j+1]<<32, mt[j+off]>>32|mt[j+off+1]<<32)
 	}
-	y := mt[mtN-1]&upper | mt[0]&lower
-	w := mt[m-1] ^ y>>1 ^ (-(y & 1) & mat)
-	mt[mtN-1] = w
-	z &= b2u(w != 0)
+	// Pair 113: words 623 (old) and 0 (new).
+	j := half - off - 1
+	mt[j] = step(mt[j], mt[j]>>32|mt[j+1]<<32, mt[half-1]>>32|mt[0]<<32)
+	// Pairs 114..310: words 2j−227, 2j−226, both new.
+	for j := half - off; j < half-1; j++ {
+		mt[j] = step(mt[j], mt[j]>>32|mt[j+1]<<32, mt[j-(half-off)]>>32|mt[j-(half-off)+1]<<32)
+	}
+	// Pair 311: the next of word 623 is the new word 0.
+	j = half - 1
+	mt[j] = step(mt[j], mt[j]>>32|mt[0]<<32, mt[j-(half-off)]>>32|mt[j-(half-off)+1]<<32)
 	g.idx = 0
-	g.zeros = z == 0
+	g.zeros = z != 0
 	return g.zeros
 }
 
@@ -96,7 +115,7 @@ func (g *Generator) Uint32() uint32 {
 	if g.idx >= mtN {
 		g.twist()
 	}
-	w := g.mt[g.idx]
+	w := g.word(g.idx)
 	g.idx++
 	return temper(w)
 }
@@ -146,17 +165,24 @@ func (g *Generator) exponentialAt(n int, at []int32, out []float32) int {
 		}
 		for next < len(at) && int(at[next]) < end {
 			w := g.idx + 2*(int(at[next])-e)
-			out[next] = expFromWords(temper(g.mt[w]), temper(g.mt[w+1]))
+			var w1, w2 uint32
+			if w&1 == 0 {
+				p := g.mt[w>>1]
+				w1, w2 = uint32(p), uint32(p>>32)
+			} else {
+				w1, w2 = g.word(w), g.word(w+1)
+			}
+			out[next] = expFromWords(temper(w1), temper(w2))
 			next++
 		}
 		g.idx += 2 * (end - e)
 		e = end
 		if e < n && g.idx == mtN-1 {
 			// One element straddles the block boundary.
-			w1 := temper(g.mt[g.idx])
+			w1 := temper(g.word(g.idx))
 			g.idx++
 			zero := g.twist()
-			w2 := temper(g.mt[0])
+			w2 := temper(g.word(0))
 			g.idx = 1
 			if next < len(at) && int(at[next]) == e {
 				out[next] = expFromWords(w1, w2)
@@ -185,7 +211,7 @@ func (g *Generator) zeroScan(e, n int, at []int32) int {
 		if j < len(at) && int(at[j]) == e {
 			continue
 		}
-		if g.mt[w+1] == 0 && temper(g.mt[w])&(1<<21-1) == 0 {
+		if g.word(w+1) == 0 && temper(g.word(w))&(1<<21-1) == 0 {
 			return e
 		}
 	}
@@ -210,8 +236,8 @@ const stateMagic = 0x3931544d
 func (g *Generator) MarshalBinary() ([]byte, error) {
 	b := make([]byte, stateSize)
 	binary.LittleEndian.PutUint32(b, stateMagic)
-	for i, w := range g.mt {
-		binary.LittleEndian.PutUint32(b[4+4*i:], w)
+	for i := 0; i < mtN; i++ {
+		binary.LittleEndian.PutUint32(b[4+4*i:], g.word(i))
 	}
 	binary.LittleEndian.PutUint32(b[4+4*mtN:], uint32(g.idx))
 	return b, nil
@@ -234,9 +260,10 @@ func (g *Generator) UnmarshalBinary(b []byte) error {
 		return fmt.Errorf("%w: position %d outside [0, %d]", ErrState, idx, mtN)
 	}
 	g.zeros = false
-	for i := range g.mt {
-		g.mt[i] = binary.LittleEndian.Uint32(b[4+4*i:])
-		g.zeros = g.zeros || g.mt[i] == 0
+	for i := 0; i < mtN; i++ {
+		w := binary.LittleEndian.Uint32(b[4+4*i:])
+		g.setWord(i, w)
+		g.zeros = g.zeros || w == 0
 	}
 	g.idx = int(idx)
 	return nil

@@ -130,8 +130,8 @@ func TestExponentialAtFindsZeroDraw(t *testing.T) {
 	// next block (no twist needed) holds them.
 	src := NewGenerator(7)
 	src.twist()
-	src.mt[7] = 0                   // w2 of element 3: raw 0 tempers to 0
-	src.mt[6] = untemperZeroLow21() // w1 of element 3: low 21 bits 0
+	src.setWord(7, 0)                   // w2 of element 3: raw 0 tempers to 0
+	src.setWord(6, untemperZeroLow21()) // w1 of element 3: low 21 bits 0
 	saved, _ := src.MarshalBinary()
 	var g Generator
 	if err := g.UnmarshalBinary(saved); err != nil {
