@@ -20,7 +20,7 @@ const mtN = 624
 type Generator struct {
 	mt    [mtN / 2]uint64 // word i is bits 32·(i&1).. of mt[i/2] (two lanes per uint64)
 	idx   int             // next word; mtN means "twist before the next word"
-	zeros bool // the current block holds a raw zero word (a draw may give u == 0)
+	zeros bool            // the current block holds a raw zero word (a draw may give u == 0)
 }
 
 // NewGenerator returns a generator seeded like torch.Generator().manual_seed(seed).
