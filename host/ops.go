@@ -232,6 +232,9 @@ func (s *hostState) newKVCache(mem api.Memory, st []uint64) abi.Status {
 	if x := checkOut(mem, out, 4); x != abi.StatusOK {
 		return x
 	}
+	if 8*float64(l)*float64(kvh)*float64(hd)*float64(mp) > float64(s.budget) {
+		return abi.StatusBadArgument // also keeps kvBytes from overflowing
+	}
 	bytes := kvBytes(int(l), int(kvh), int(hd), int(mp))
 	if x := s.charge(bytes); x != abi.StatusOK {
 		return x
