@@ -2,6 +2,7 @@ package predictor
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -120,7 +121,7 @@ func TestExpectedTensorShapes(t *testing.T) {
 		for _, x := range ExpectedTensors(cfg) {
 			if x.Name == c.name {
 				found = true
-				if !equalInts(x.Shape, c.want) {
+				if !slices.Equal(x.Shape, c.want) {
 					t.Errorf("%s %s shape %v, want %v", c.size, c.name, x.Shape, c.want)
 				}
 			}
@@ -135,18 +136,6 @@ func TestExpectedTensorShapes(t *testing.T) {
 			t.Errorf("0.6b lists %s (the projection is the identity)", x.Name)
 		}
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestParseSynthSpec(t *testing.T) {
