@@ -192,3 +192,61 @@ func TestGeneratorStateRoundTrip(t *testing.T) {
 		t.Error("UnmarshalBinary(bad position) = nil, want an error")
 	}
 }
+
+func TestExponentialAtFindsZeroAfterTwist(t *testing.T) {
+	// Raw words 0, 1, 2, 397, 398 all zero before a twist make the new
+	// words 0 and 1 zero (y = 0, mt[397] = mt[398] = 0), so element 0 of
+	// the next draw has u == 0; only the twist's zero detection can see it.
+	src := NewGenerator(3)
+	for _, i := range []int{0, 1, 2, 397, 398} {
+		src.setWord(i, 0)
+	}
+	src.idx = mtN
+	saved, _ := src.MarshalBinary()
+	for _, at := range [][]int32{{5}, {1, 2}, nil} {
+		var g Generator
+		if err := g.UnmarshalBinary(saved); err != nil {
+			t.Fatal(err)
+		}
+		out := make([]float32, len(at))
+		if z := g.exponentialAt(700, at, out); z != 0 {
+			t.Errorf("exponentialAt(at %v) zero element = %d, want 0", at, z)
+		}
+	}
+	var h Generator
+	h.UnmarshalBinary(saved)
+	all := make([]float32, 3)
+	h.Exponential(all)
+	if all[0] != 0 || all[1] == 0 {
+		t.Errorf("full draw = %v, want element 0 exactly 0 and element 1 not", all)
+	}
+}
+
+func TestZeroNoiseOnMaskedTokenWinsAsNaN(t *testing.T) {
+	// torch: P = 0 and q = 0 give 0/0 = NaN, and argmax returns the first
+	// NaN, so a masked token 0 with zero noise is chosen.
+	src := NewGenerator(3)
+	for _, i := range []int{0, 1, 2, 397, 398} {
+		src.setWord(i, 0)
+	}
+	src.idx = mtN
+	saved, _ := src.MarshalBinary()
+	for _, processed := range []bool{true, false} {
+		p := DefaultParams()
+		seed := int64(1)
+		p.Seed, p.TopK = &seed, 3
+		r, _ := NewRequest(p, 8, nil, nil)
+		if err := r.Generator().UnmarshalBinary(saved); err != nil {
+			t.Fatal(err)
+		}
+		s, _ := New(Config{MaxBatch: 1, Vocab: 8, Processed: processed})
+		out := make([]int32, 1)
+		x := []float32{float32(math.Inf(-1)), 1, 2, 3, 4, 5, 6, 7}
+		if err := s.Sample(x, []*Request{r}, out); err != nil {
+			t.Fatal(err)
+		}
+		if out[0] != 0 {
+			t.Errorf("processed=%v: token %d, want 0 (the NaN of 0/0)", processed, out[0])
+		}
+	}
+}
