@@ -241,3 +241,26 @@ func TestGemmQ8Fidelity(t *testing.T) {
 		}
 	}
 }
+
+// TestQ8InputReuse: one buffer quantized at different m gives the same
+// products as fresh buffers (the layout depends on m).
+func TestQ8InputReuse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	const rows, cols = 40, 200
+	w, _ := QuantizeQ8(randWeights(rng, rows, cols, 32), rows, cols, 32)
+	shared := NewQ8Input(9, cols, 32)
+	for _, m := range []int{9, 2, 5, 1, 8} {
+		xf := randActs(rng, m, cols)
+		shared.Quantize(xf, m)
+		fresh := NewQ8Input(m, cols, 32)
+		fresh.Quantize(xf, m)
+		y1, y2 := make([]float32, m*rows), make([]float32, m*rows)
+		GemmQ8(y1, shared, w)
+		GemmQ8(y2, fresh, w)
+		for i := range y1 {
+			if math.Float32bits(y1[i]) != math.Float32bits(y2[i]) {
+				t.Fatalf("GemmQ8(%dx%dx%d) with a reused input: row %d col %d = %v, want %v", m, cols, rows, i/rows, i%rows, y1[i], y2[i])
+			}
+		}
+	}
+}
