@@ -1,13 +1,17 @@
 package core
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/omni-tts/omni/sched"
+)
 
 // TestChunkerRamp checks the ramp against the chunk boundaries written out
 // from research/vllm_omni_edge.md §6.2: chunk i covers [cum(i−1), cum(i))
 // with cum = 2, 6, 14, 30, 55, then +25 per chunk; the left context is
 // min(first, 72) frames; a finish flushes the rest.
 func TestChunkerRamp(t *testing.T) {
-	c := chunker{sched: DefaultChunkSchedule()}
+	c := chunker{ramp: sched.DefaultFixedRamp()}
 	type cut struct{ at, first, frames, lc int }
 	want := []cut{{2, 0, 2, 0}, {6, 2, 4, 2}, {14, 6, 8, 6}, {30, 14, 16, 14}, {55, 30, 25, 30}, {80, 55, 25, 55}, {105, 80, 25, 72}}
 	var got []cut
@@ -27,6 +31,9 @@ func TestChunkerRamp(t *testing.T) {
 			t.Errorf("chunk %d = %+v, want %+v", i, got[i], want[i])
 		}
 	}
+	if l := c.left(110); l != 20 {
+		t.Errorf("left(110) = %d, want 20 (next chunk ends at 130)", l)
+	}
 	f := c.finish(110)
 	if !f.Final || f.First != 105 || f.Frames != 5 || f.LeftContext != 72 || f.Index != 7 {
 		t.Errorf("final chunk %+v, want index 7 first 105 frames 5 context 72", f)
@@ -34,7 +41,7 @@ func TestChunkerRamp(t *testing.T) {
 }
 
 func TestChunkerFinishMarker(t *testing.T) {
-	c := chunker{sched: ChunkSchedule{Ramp: []int{1}, Steady: 3, LeftContext: 2}}
+	c := chunker{ramp: sched.FixedRamp{Ramp: []int{1, 3}, ChunkFrames: 3, LeftContextFrames: 2}}
 	if _, ok := c.next(1); !ok {
 		t.Fatal("first one-frame chunk not cut")
 	}
@@ -44,16 +51,5 @@ func TestChunkerFinishMarker(t *testing.T) {
 	f := c.finish(4)
 	if !f.Final || f.Frames != 0 || f.First != 4 || f.LeftContext != 2 {
 		t.Errorf("final marker %+v", f)
-	}
-}
-
-func TestChunkScheduleValidate(t *testing.T) {
-	for _, s := range []ChunkSchedule{{Steady: 0}, {Ramp: []int{2, 0}, Steady: 25}, {Steady: 1, LeftContext: -1}} {
-		if s.Validate() == nil {
-			t.Errorf("%+v accepted", s)
-		}
-	}
-	if err := DefaultChunkSchedule().Validate(); err != nil {
-		t.Error(err)
 	}
 }

@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 
+	"github.com/omni-tts/omni/sched"
 	"github.com/omni-tts/omni/stats"
 )
 
@@ -16,15 +17,16 @@ type Config struct {
 	// the model's MaxBatch.
 	MaxBatch int
 	// KVBudgetBytes bounds the talker KV caches of all running streams; a
-	// stream reserves its whole length (prompt + frame cap) at admission,
-	// so no stream is ever preempted. 0 means no bound beyond MaxBatch.
+	// stream reserves its whole length (prompt + frame cap, rounded up to
+	// sched's 16-token blocks) at admission, so no stream is ever
+	// preempted. 0 means no bound beyond MaxBatch.
 	KVBudgetBytes int64
 	// MaxWaiting bounds the queue of submitted, not yet admitted requests;
 	// 0 means 1024.
 	MaxWaiting int
 
-	Limits Limits        // frame caps; zero means DefaultLimits
-	Chunks ChunkSchedule // chunk sizes; zero means DefaultChunkSchedule
+	Limits Limits          // frame caps; zero means DefaultLimits
+	Chunks sched.FixedRamp // chunk schedule; zero means sched.DefaultFixedRamp
 
 	// Throttle holds prefills back while a running stream's playback is at
 	// risk.
@@ -51,9 +53,10 @@ type Config struct {
 
 // Throttle configures prefill throttling (research/vllm_omni_edge.md §2.2):
 // a waiting request is not prefilled while some running stream whose
-// playback has started has slack − next_chunk_eta < MarginMS, where
-// next_chunk_eta is the frames left until that stream's next chunk times
-// the recent step time, plus the recent prefill time. After MaxHoldSteps
+// playback has started has sched.ShouldThrottlePrefills(slack,
+// next_chunk_eta, MarginMS), where next_chunk_eta is sched.NextChunkETA of
+// the frames left until that stream's next chunk, the recent step time and
+// the recent prefill time (what admitting would add). After MaxHoldSteps
 // consecutive held steps one request is admitted anyway, so a machine
 // slower than real time still serves its queue.
 type Throttle struct {
@@ -95,8 +98,8 @@ func (c Config) withDefaults() (Config, error) {
 	if err := c.Limits.Validate(); err != nil {
 		return c, err
 	}
-	if c.Chunks.Steady == 0 && c.Chunks.Ramp == nil && c.Chunks.LeftContext == 0 {
-		c.Chunks = DefaultChunkSchedule()
+	if c.Chunks.ChunkFrames == 0 && c.Chunks.Ramp == nil && c.Chunks.LeftContextFrames == 0 {
+		c.Chunks = sched.DefaultFixedRamp()
 	}
 	if err := c.Chunks.Validate(); err != nil {
 		return c, err

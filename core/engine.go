@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/omni-tts/omni/sampler"
+	"github.com/omni-tts/omni/sched"
 	"github.com/omni-tts/omni/stats"
 )
 
@@ -135,7 +136,7 @@ func (e *Engine) Submit(ctx context.Context, req Request) (*Stream, error) {
 	}
 	cap := e.cfg.Limits.Cap(len(req.TextIDs), req.MaxFrames)
 	positions := len(prompt.Rows) + cap
-	need := int64(positions) * e.bpt
+	need := sched.KVBytesForSeqs(1, positions, e.bpt, sched.DefaultBlockSize)
 	if e.cfg.KVBudgetBytes > 0 && need > e.cfg.KVBudgetBytes {
 		return nil, &AdmissionError{Positions: positions, NeedBytes: need, BudgetBytes: e.cfg.KVBudgetBytes}
 	}
@@ -162,7 +163,7 @@ func (e *Engine) Submit(ctx context.Context, req Request) (*Stream, error) {
 	s := &Stream{
 		req: req, ctx: ctx, submitted: e.now(),
 		prompt: prompt, cap: cap, kvBytes: need, talker: treq, pred: preq,
-		chunks: chunker{sched: e.cfg.Chunks},
+		chunks: chunker{ramp: e.cfg.Chunks},
 		notify: make(chan struct{}, 1), done: make(chan struct{}),
 	}
 	e.mu.Lock()

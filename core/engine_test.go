@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/omni-tts/omni/sched"
 )
 
 // seeded returns a request with seeded sampling on both levels.
@@ -94,24 +96,26 @@ func TestBatchedEqualsUnbatched(t *testing.T) {
 
 func TestAdmissionRefusesWhatCannotFit(t *testing.T) {
 	m := newFake(4)
-	e := newEngine(t, m, func(c *Config) { c.KVBudgetBytes = 5000 })
+	e := newEngine(t, m, func(c *Config) { c.KVBudgetBytes = 7000 })
 	r := NewRequest([]int32{1, 2, 3})
-	r.MaxFrames = 60 // 3 role + 4 control + 1 text rows + 60 frames = 68 positions × 100 B
+	// 3 role + 4 control + 1 text rows + 60 frames = 68 positions, rounded
+	// up to 16-token blocks: 80 × 100 B.
+	r.MaxFrames = 60
 	_, err := e.Submit(context.Background(), r)
 	var ae *AdmissionError
 	if !errors.As(err, &ae) || !errors.Is(err, ErrNoFit) {
 		t.Fatalf("err = %v, want an *AdmissionError", err)
 	}
-	if ae.Positions != 68 || ae.NeedBytes != 6800 || ae.BudgetBytes != 5000 {
-		t.Errorf("admission error %+v, want 68 positions, 6800 bytes, budget 5000", ae)
+	if ae.Positions != 68 || ae.NeedBytes != 8000 || ae.BudgetBytes != 7000 {
+		t.Errorf("admission error %+v, want 68 positions, 8000 bytes, budget 7000", ae)
 	}
-	for _, want := range []string{"68 KV positions", "6800 bytes", "5000 bytes"} {
+	for _, want := range []string{"68 KV positions", "8000 bytes", "7000 bytes"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("message %q lacks %q", err, want)
 		}
 	}
 	// Two that fit one at a time: the second waits for the first's KV.
-	r.MaxFrames = 30 // 38 positions = 3800 bytes
+	r.MaxFrames = 30 // 38 positions → 48 = 4800 bytes
 	a, err := e.Submit(context.Background(), r)
 	if err != nil {
 		t.Fatal(err)
@@ -123,8 +127,8 @@ func TestAdmissionRefusesWhatCannotFit(t *testing.T) {
 	if _, err := e.Step(); err != nil {
 		t.Fatal(err)
 	}
-	if l := e.Load(); l.Running != 1 || l.Waiting != 1 || l.KVBytes != 3800 {
-		t.Errorf("after one step load = %+v, want 1 running, 1 waiting, 3800 KV bytes", l)
+	if l := e.Load(); l.Running != 1 || l.Waiting != 1 || l.KVBytes != 4800 {
+		t.Errorf("after one step load = %+v, want 1 running, 1 waiting, 4800 KV bytes", l)
 	}
 	drain(t, e)
 	if a.End().Reason != EndLength || b.End().Reason != EndLength {
@@ -294,7 +298,7 @@ func TestSlowConsumerBoundsMemory(t *testing.T) {
 	m := newFake(1)
 	sink := &blockingSink{release: make(chan struct{}), got: make(chan struct{}, 1000)}
 	e, err := New(Config{Model: m, IDs: tinyIDs(), Sink: sink, HopDepth: 2,
-		Chunks: ChunkSchedule{Steady: 1}})
+		Chunks: sched.FixedRamp{Ramp: []int{1, 1}, ChunkFrames: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,12 +367,14 @@ func TestManyStreamsRace(t *testing.T) {
 				}
 			}
 			end := s.End()
-			want := EndLength
-			if i%5 == 0 {
-				want = EndCancelled
-			}
-			if end.Reason != want {
-				t.Errorf("stream %d ended %v, want %v", i, end.Reason, want)
+			switch {
+			case i%5 != 0 && (end.Reason != EndLength || end.Frames != 20+i || n != end.Frames):
+				t.Errorf("stream %d ended %+v after %d frame events, want length after %d", i, end, n, 20+i)
+			case i%5 == 0 && end.Reason == EndCancelled && end.Frames < 7:
+				t.Errorf("stream %d cancelled after %d frames, before the reader cancelled it", i, end.Frames)
+			case i%5 == 0 && end.Reason != EndCancelled && (end.Reason != EndLength || end.Frames != 20+i):
+				// The stream may finish before the reader's cancel lands.
+				t.Errorf("stream %d ended %+v, want cancelled (or length %d)", i, end, 20+i)
 			}
 		}(i)
 	}

@@ -33,7 +33,7 @@ type AdmissionError struct {
 
 // Error implements error.
 func (e *AdmissionError) Error() string {
-	return fmt.Sprintf("core: request needs %d KV positions = %d bytes, more than the KV budget of %d bytes (lower max_frames or raise the budget)",
+	return fmt.Sprintf("core: request needs %d KV positions = %d bytes in 16-token blocks, more than the KV budget of %d bytes (lower max_frames or raise the budget)",
 		e.Positions, e.NeedBytes, e.BudgetBytes)
 }
 

@@ -3,6 +3,8 @@ package core
 import (
 	"fmt"
 	"time"
+
+	"github.com/omni-tts/omni/sched"
 )
 
 // Step runs one scheduler step: it ends cancelled streams, admits and
@@ -164,9 +166,8 @@ func (e *Engine) throttled(now time.Duration) bool {
 		if !started {
 			continue
 		}
-		left := s.chunks.sched.Size(s.chunks.index) - (len(s.codes) - s.chunks.emitted)
-		eta := float64(left)*e.stepEW + e.prefEW
-		if slack-eta < e.cfg.Throttle.MarginMS {
+		eta := sched.NextChunkETA(s.chunks.left(len(s.codes)), e.stepEW, e.prefEW)
+		if sched.ShouldThrottlePrefills(slack, eta, e.cfg.Throttle.MarginMS) {
 			return true
 		}
 	}

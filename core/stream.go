@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/omni-tts/omni/sampler"
+	"github.com/omni-tts/omni/sched"
 )
 
 // EventKind tells which field of an Event is set.
@@ -70,6 +71,7 @@ type Stream struct {
 	head     int
 	notify   chan struct{}
 	arrivals []Arrival
+	play     sched.Playback
 	end      End
 	done     chan struct{}
 }
@@ -182,6 +184,7 @@ func (s *Stream) arrived(c *Chunk) {
 	s.mu.Lock()
 	if c.Frames > 0 {
 		s.arrivals = append(s.arrivals, Arrival{At: c.GotAt, AudioMS: c.AudioMS()})
+		s.play.Arrive(ms(c.GotAt), c.AudioMS())
 	}
 	s.events = append(s.events, Event{Kind: EventChunk, Chunk: *c})
 	if c.Final {
@@ -198,22 +201,12 @@ func (s *Stream) arrived(c *Chunk) {
 	}
 }
 
-// slack returns the playback slack at now (sched's formula: audio arrived
+// slack returns the playback slack at now (sched.Playback: audio arrived
 // minus time since the first arrival) and whether playback has started.
 func (s *Stream) slack(now time.Duration) (float64, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.arrivals) == 0 {
-		return 0, false
-	}
-	start := s.arrivals[0].At
-	var audio float64
-	for _, a := range s.arrivals {
-		if a.At <= now {
-			audio += a.AudioMS
-		}
-	}
-	return audio - max(0, ms(now-start)), true
+	return s.play.Slack(ms(now)), len(s.arrivals) > 0
 }
 
 // ms converts a duration to float64 milliseconds.
