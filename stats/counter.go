@@ -27,9 +27,13 @@ func (c *Counter) Name() string {
 // Add records one value in milliseconds (or any unit the counter's name
 // implies; ratios work too, though their share of the frame is meaningless).
 func (c *Counter) Add(ms float64) {
-	if c == nil {
-		return
+	if c != nil { // small enough to inline: disabled adds cost a nil check
+		c.add(ms)
 	}
+}
+
+// add records ms on an enabled counter.
+func (c *Counter) add(ms float64) {
 	c.mu.Lock()
 	c.s.Add(ms)
 	c.mu.Unlock()
@@ -43,8 +47,11 @@ func (c *Counter) Start() Timer {
 	if c == nil {
 		return Timer{}
 	}
-	return Timer{c: c, t0: c.r.clock.Now()}
+	return c.start()
 }
+
+// start starts a Timer on an enabled counter.
+func (c *Counter) start() Timer { return Timer{c: c, t0: c.r.clock.Now()} }
 
 // Time runs f and records how long it took.
 func (c *Counter) Time(f func()) {
@@ -83,7 +90,12 @@ func (t Timer) Stop() float64 {
 	if t.c == nil {
 		return 0
 	}
-	ms := float64(t.c.r.clock.Now().Sub(t.t0)) / float64(time.Millisecond)
-	t.c.Add(ms)
+	return t.c.stop(t.t0)
+}
+
+// stop records the milliseconds since t0 on an enabled counter.
+func (c *Counter) stop(t0 time.Time) float64 {
+	ms := float64(c.r.clock.Now().Sub(t0)) / float64(time.Millisecond)
+	c.add(ms)
 	return ms
 }

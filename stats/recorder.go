@@ -181,19 +181,24 @@ func (r *Recorder) Counter(name string) *Counter {
 
 // Add records value ms under name (a map lookup; prefer Counter on hot paths).
 func (r *Recorder) Add(name string, ms float64) {
-	if r == nil {
-		return
+	if r != nil { // small enough to inline: disabled adds cost a nil check
+		r.add(name, ms)
 	}
-	r.Counter(name).Add(ms)
 }
+
+// add records ms under name on an enabled recorder.
+func (r *Recorder) add(name string, ms float64) { r.Counter(name).add(ms) }
 
 // Start starts timing a block under name; call Stop on the Timer.
 func (r *Recorder) Start(name string) Timer {
 	if r == nil {
 		return Timer{}
 	}
-	return r.Counter(name).Start()
+	return r.start(name)
 }
+
+// start starts a Timer under name on an enabled recorder.
+func (r *Recorder) start(name string) Timer { return r.Counter(name).start() }
 
 // Time runs f and records its duration under name (f still runs when r is
 // disabled).
