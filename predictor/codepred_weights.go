@@ -52,9 +52,19 @@ func (ld *loader) predictor(s *modelShape, prec Precision) (*PredictorWeights, e
 		return nil, err
 	}
 	w.dec = dec
+	// With int8 heads, the final norm's gain is split between the norm and
+	// the heads as for the layers (see smoothAlpha): the final hidden is
+	// internal to the predictor.
+	var cs []float32
+	if prec.head() == "int8" {
+		ld.drop(w.dec.norm)
+		if w.dec.norm, cs, err = ld.norm(predictorPrefix+"norm.weight", s.predWidth, true); err != nil {
+			return nil, err
+		}
+	}
 	for g := 0; g < s.groups-1; g++ {
-		h, err := ld.matrix([]string{fmt.Sprintf("talker.code_predictor.lm_head.%d.weight", g)},
-			[]int{s.predVocab}, s.predWidth, "", prec.head())
+		h, err := ld.matrixScaled([]string{fmt.Sprintf("talker.code_predictor.lm_head.%d.weight", g)},
+			[]int{s.predVocab}, s.predWidth, "", prec.head(), cs)
 		if err != nil {
 			return nil, err
 		}

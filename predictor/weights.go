@@ -3,6 +3,7 @@ package predictor
 import (
 	"errors"
 	"fmt"
+	"math"
 )
 
 // Weights are a Qwen3-TTS model's codec-token models uploaded to a Backend:
@@ -122,6 +123,17 @@ func (ld *loader) keep(h int32, err error) (int32, error) {
 	return h, err
 }
 
+// drop frees one handle made so far and forgets it.
+func (ld *loader) drop(h int32) {
+	for i, g := range ld.got {
+		if g == h {
+			ld.got = append(ld.got[:i], ld.got[i+1:]...)
+			break
+		}
+	}
+	ld.b.Free(h)
+}
+
 // abandon frees every handle made so far.
 func (ld *loader) abandon() {
 	for _, h := range ld.got {
@@ -134,6 +146,12 @@ func (ld *loader) abandon() {
 // output dimension and uploads one matrix in precision prec. bias names a
 // bias tensor of the total row count, or is "".
 func (ld *loader) matrix(names []string, rows []int, cols int, bias, prec string) (int32, error) {
+	return ld.matrixScaled(names, rows, cols, bias, prec, nil)
+}
+
+// matrixScaled is matrix with every column k multiplied by colScale[k]
+// (nil: none) before upload.
+func (ld *loader) matrixScaled(names []string, rows []int, cols int, bias, prec string, colScale []float32) (int32, error) {
 	total := 0
 	for _, r := range rows {
 		total += r
@@ -145,6 +163,14 @@ func (ld *loader) matrix(names []string, rows []int, cols int, bias, prec string
 			return -1, fmt.Errorf("predictor: load %s: %w", name, err)
 		}
 		off += rows[i] * cols
+	}
+	if colScale != nil {
+		for r := 0; r < total; r++ {
+			row := buf[r*cols : (r+1)*cols]
+			for k, c := range colScale {
+				row[k] *= c
+			}
+		}
 	}
 	var bv []float32
 	if bias != "" {
@@ -173,20 +199,56 @@ func (ld *loader) vector(name string, n int) (int32, error) {
 	return h, nil
 }
 
+// smoothAlpha splits an RMSNorm gain g between the normalised activation
+// and the next matrix when that matrix is block-quantized int8: the norm
+// keeps sign(g)·|g|^α and the matrix's input column k is multiplied by
+// |g_k|^(1-α). The product is unchanged (W·(x̂⊙g) = (W·diag(|g|^(1-α)))·
+// (x̂⊙sign(g)|g|^α)), but an outlier gain of 60 puts only √60 ≈ 7.7 on each
+// side, so neither the activation blocks nor the weight blocks it shares
+// lose most of their resolution to it (SmoothQuant's migration, with the
+// gain as the per-channel scale).
+const smoothAlpha = 0.5
+
+// norm reads an RMSNorm gain and uploads it; with smooth it uploads
+// sign(g)·|g|^α and returns the column scale |g|^(1-α) for the next matrix.
+func (ld *loader) norm(name string, n int, smooth bool) (int32, []float32, error) {
+	if !smooth {
+		h, err := ld.vector(name, n)
+		return h, nil, err
+	}
+	g := make([]float32, n)
+	if err := ld.src.ReadF32(name, g); err != nil {
+		return -1, nil, fmt.Errorf("predictor: load %s: %w", name, err)
+	}
+	cs := make([]float32, n)
+	for i, v := range g {
+		a := math.Abs(float64(v))
+		cs[i] = float32(math.Pow(a, 1-smoothAlpha))
+		g[i] = float32(math.Copysign(math.Pow(a, smoothAlpha), float64(v)))
+	}
+	h, err := ld.keep(ld.b.NewVector(g))
+	if err != nil {
+		return -1, nil, fmt.Errorf("predictor: upload %s: %w", name, err)
+	}
+	return h, cs, nil
+}
+
 // decoder loads a decoder stack whose tensors start with prefix
 // ("talker.model." or "talker.code_predictor.model.").
 func (ld *loader) decoder(prefix string, g geometry, prec string, maxPos int) (decoder, error) {
+	smooth := prec == "int8"
 	d := decoder{b: ld.b, geom: g}
 	qw, kvw := g.heads*g.headDim, g.kvHeads*g.headDim
 	for l := 0; l < g.layers; l++ {
 		p := fmt.Sprintf("%slayers.%d.", prefix, l)
 		var lw layerWeights
 		var err error
-		if lw.inNorm, err = ld.vector(p+"input_layernorm.weight", g.hidden); err != nil {
+		var cs []float32
+		if lw.inNorm, cs, err = ld.norm(p+"input_layernorm.weight", g.hidden, smooth); err != nil {
 			return d, err
 		}
-		if lw.qkv, err = ld.matrix([]string{p + "self_attn.q_proj.weight", p + "self_attn.k_proj.weight", p + "self_attn.v_proj.weight"},
-			[]int{qw, kvw, kvw}, g.hidden, "", prec); err != nil {
+		if lw.qkv, err = ld.matrixScaled([]string{p + "self_attn.q_proj.weight", p + "self_attn.k_proj.weight", p + "self_attn.v_proj.weight"},
+			[]int{qw, kvw, kvw}, g.hidden, "", prec, cs); err != nil {
 			return d, err
 		}
 		if lw.qNorm, err = ld.vector(p+"self_attn.q_norm.weight", g.headDim); err != nil {
@@ -198,11 +260,11 @@ func (ld *loader) decoder(prefix string, g geometry, prec string, maxPos int) (d
 		if lw.o, err = ld.matrix([]string{p + "self_attn.o_proj.weight"}, []int{g.hidden}, qw, "", prec); err != nil {
 			return d, err
 		}
-		if lw.postNorm, err = ld.vector(p+"post_attention_layernorm.weight", g.hidden); err != nil {
+		if lw.postNorm, cs, err = ld.norm(p+"post_attention_layernorm.weight", g.hidden, smooth); err != nil {
 			return d, err
 		}
-		if lw.gateUp, err = ld.matrix([]string{p + "mlp.gate_proj.weight", p + "mlp.up_proj.weight"},
-			[]int{g.inter, g.inter}, g.hidden, "", prec); err != nil {
+		if lw.gateUp, err = ld.matrixScaled([]string{p + "mlp.gate_proj.weight", p + "mlp.up_proj.weight"},
+			[]int{g.inter, g.inter}, g.hidden, "", prec, cs); err != nil {
 			return d, err
 		}
 		if lw.down, err = ld.matrix([]string{p + "mlp.down_proj.weight"}, []int{g.hidden}, g.inter, "", prec); err != nil {

@@ -21,7 +21,8 @@ type Backend struct {
 	free []int32
 
 	inputs  []*Q8Input // activation buffers by cols
-	tmp     []float32  // MatMulAdd / per-tensor scratch
+	tmp     []float32  // rotated / fake-quantized activations
+	addTmp  []float32  // MatMulAdd's product
 	attnTmp []float32  // attention scores
 	qkTmp   []float32  // one row's normed, rotated q
 	f32     f32Task    // the fp32 product's task (no allocation per call)
@@ -147,7 +148,10 @@ func (b *Backend) NewMatrix(rows, cols int, data, bias []float32, precision stri
 		}
 		o.f32 = m
 	case "int8":
-		m, err := QuantizeQ8(data, rows, cols, DefaultBlock)
+		w := make([]float32, len(data))
+		copy(w, data)
+		hadamardBlocks(w, rows, cols)
+		m, err := QuantizeQ8(w, rows, cols, DefaultBlock)
 		if err != nil {
 			return -1, fmt.Errorf("simd: backend: %w", err)
 		}

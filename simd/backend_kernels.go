@@ -122,3 +122,45 @@ func attend(out, q, k, v []float32, nPos, nHeads, nKV, headDim int, scale float3
 		}
 	}
 }
+
+// rotMax caps the width of the Hadamard rotation applied to the inputs of
+// an int8 matrix.
+const rotMax = 64
+
+// rotWidth returns the rotation width for rows of cols inputs: the largest
+// power of two ≤ rotMax that divides cols (1: no rotation).
+func rotWidth(cols int) int {
+	n := 1
+	for n < rotMax && cols%(2*n) == 0 {
+		n *= 2
+	}
+	return n
+}
+
+// hadamardBlocks applies, in place, the orthonormal Sylvester Hadamard
+// transform H (H = Hᵀ = H⁻¹, entries ±1/√n, n = rotWidth(cols)) to every
+// n-wide block of each of the m rows of x (row width cols).
+func hadamardBlocks(x []float32, m, cols int) {
+	n := rotWidth(cols)
+	if n == 1 {
+		return
+	}
+	scale := float32(1 / math.Sqrt(float64(n)))
+	for r := 0; r < m; r++ {
+		row := x[r*cols : (r+1)*cols]
+		for b := 0; b < cols; b += n {
+			v := row[b : b+n : b+n]
+			for h := 1; h < n; h *= 2 {
+				for i := 0; i < n; i += 2 * h {
+					a, c := v[i:i+h:i+h], v[i+h:i+2*h:i+2*h]
+					for j := range a {
+						a[j], c[j] = a[j]+c[j], a[j]-c[j]
+					}
+				}
+			}
+			for i := range v {
+				v[i] *= scale
+			}
+		}
+	}
+}

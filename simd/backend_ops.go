@@ -48,7 +48,10 @@ func (b *Backend) matmul(y, x []float32, m int, o *object) {
 	switch {
 	case o.q8 != nil:
 		q := b.q8Input(o.cols, m)
-		q.Quantize(x, m)
+		xr := b.scratchF32(m * o.cols)
+		copy(xr, x)
+		hadamardBlocks(xr, m, o.cols)
+		q.Quantize(xr, m)
 		b.gemmQ8(y, q, o.q8)
 	case o.perTensor:
 		xq := b.scratchF32(m * o.cols)
@@ -82,19 +85,12 @@ func (b *Backend) MatMulAdd(y, x []float32, m int, w int32) error {
 	if err != nil {
 		return err
 	}
-	// The per-tensor scheme uses b.tmp for its activations; keep the
-	// product in a separate buffer.
+	// matmul uses b.tmp for the activations; keep the product apart.
 	n := m * o.rows
-	if o.perTensor {
-		if cap(b.attnTmp) < n {
-			b.attnTmp = make([]float32, n)
-		}
-		t := b.attnTmp[:n]
-		b.matmul(t, x, m, o)
-		Add(y, t)
-		return nil
+	if cap(b.addTmp) < n {
+		b.addTmp = make([]float32, n)
 	}
-	t := b.scratchF32(n)
+	t := b.addTmp[:n]
 	b.matmul(t, x, m, o)
 	Add(y, t)
 	return nil
