@@ -1,5 +1,7 @@
 package testvectors
 
+import "github.com/omni-tts/omni/predictor"
+
 // Env is what handlers need from the engine around them. The runner passes
 // the same *Env to every case; a zero Env runs the portable kinds (rng,
 // sampler, stats, sched) natively. Owners of kinds that need more (a model
@@ -17,6 +19,11 @@ type Env struct {
 
 	// Threads is the worker count for kernels a handler runs (0 = default).
 	Threads int
+
+	// NewBackend returns a fresh backend for the predictor and talker kinds
+	// (the native simd.Backend, or the WASI guest's) and the func that
+	// releases it; nil makes those kinds fail with "no backend".
+	NewBackend func() (b predictor.Backend, release func())
 }
 
 // offers reports whether the build offers precision p.
