@@ -15,13 +15,17 @@ import "math"
 // in index order; AVX2 keeps 8 lane sums (element i in lane i mod 8) over
 // the first n−n mod 8 elements, adds them pairwise, then the rest in order;
 // AVX-512 keeps 16 lane sums (the tail masked) added pairwise.
-func Softmax(x []float32) {
+func Softmax(x []float32) { softmaxAt(Active(), x) }
+
+// softmaxAt is Softmax at level lvl (Attention runs generic code for head
+// widths the assembly does not cover).
+func softmaxAt(lvl Level, x []float32) {
 	n := len(x)
 	if n == 0 {
 		return
 	}
 	var s float32
-	switch Active() {
+	switch lvl {
 	case AVX512VNNI:
 		m := maxAVX512(&x[0], n)
 		s = expSubAVX512(&x[0], n, m)

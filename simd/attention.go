@@ -1,0 +1,109 @@
+package simd
+
+// Attention computes, for one query token, grouped-query attention against
+// a KV cache of nPos positions. q and out are nHeads×headDim; k and v are
+// laid out [pos][nKV][headDim] (row stride nKV·headDim; they may be longer
+// than nPos rows, e.g. a whole preallocated cache). Query head h reads KV
+// head h/(nHeads/nKV):
+//
+//	for each head h, g := h / (nHeads/nKV):
+//	    s[p]   = (q[h]·k[p][g]) * scale        for p < nPos   (float32)
+//	    s      = Softmax(s)                                    (float32, max-subtracted)
+//	    out[h] = Σ_p s[p] · v[p][g]                            (float32, in position order)
+//
+// For causal prefill the caller passes nPos = p+1 for the query at position
+// p. scratch must hold at least nPos·min(nHeads/nKV, heads processed)
+// floats (AttentionScratch; nPos·nHeads always suffices): the heads sharing
+// a KV head are scored together so each K row is read from memory once and
+// then from cache. Nothing is allocated. Numerics: the dot products follow
+// the level's order (generic: Dot's 4 partial sums; AVX2: 8 lanes ×
+// headDim/8 fused multiply-adds, then a fixed tree; AVX-512: 16 lanes ×
+// headDim/16, then a fixed tree — the same for every position, whatever nPos
+// is), the softmax is Softmax's, and the weighted sum of V rows adds one
+// position at a time (AVX2/AVX-512 with fused multiply-adds, generic with a
+// rounded product). The assembly levels need headDim to be a multiple of 8
+// (AVX2) or 16 (AVX-512); other widths run the generic code. It panics (a
+// caller bug) on inconsistent shapes.
+func Attention(out, q, k, v []float32, nPos, nHeads, nKV, headDim int, scale float32, scratch []float32) {
+	AttentionHeads(out, q, k, v, nPos, nHeads, nKV, headDim, scale, scratch, 0, nHeads)
+}
+
+// AttentionScratch returns the scratch length AttentionHeads needs for
+// heads [h0, h1): nPos times the largest number of those heads that share
+// one KV head.
+func AttentionScratch(nPos, nHeads, nKV, h0, h1 int) int {
+	if nKV <= 0 || h1 <= h0 {
+		return 0
+	}
+	return nPos * min(nHeads/nKV, h1-h0)
+}
+
+// AttentionHeads is Attention for the query heads [h0, h1) only: it reads
+// q and writes out for those heads and leaves the others untouched, so
+// threads can split the heads (best on KV-group boundaries, i.e. multiples
+// of nHeads/nKV). scratch needs AttentionScratch(nPos, nHeads, nKV, h0, h1)
+// floats; concurrent calls need separate scratch.
+func AttentionHeads(out, q, k, v []float32, nPos, nHeads, nKV, headDim int, scale float32, scratch []float32, h0, h1 int) {
+	checkAttention(out, q, k, v, nPos, nHeads, nKV, headDim, scratch, h0, h1)
+	if h0 == h1 {
+		return
+	}
+	lvl := Active()
+	if lvl == AVX512VNNI && headDim%16 != 0 || lvl == AVX2 && headDim%8 != 0 {
+		lvl = Generic
+	}
+	group := nHeads / nKV
+	stride := nKV * headDim
+	for h := h0; h < h1; {
+		g := h / group
+		he := min(h1, (g+1)*group)
+		kg := k[g*headDim:]
+		for j := h; j < he; j++ {
+			s := scratch[(j-h)*nPos : (j-h+1)*nPos]
+			qj := q[j*headDim : (j+1)*headDim]
+			switch lvl {
+			case AVX512VNNI:
+				attnScoresAVX512(&s[0], &qj[0], &kg[0], nPos, stride, headDim, scale)
+			case AVX2:
+				attnScoresAVX2(&s[0], &qj[0], &kg[0], nPos, stride, headDim, scale)
+			default:
+				attnScoresGeneric(s, qj, kg, stride, scale)
+			}
+			softmaxAt(lvl, s)
+		}
+		vg := v[g*headDim:]
+		for j := h; j < he; j++ {
+			s := scratch[(j-h)*nPos : (j-h+1)*nPos]
+			oj := out[j*headDim : (j+1)*headDim]
+			switch lvl {
+			case AVX512VNNI:
+				attnValuesAVX512(&oj[0], &s[0], &vg[0], nPos, stride, headDim)
+			case AVX2:
+				attnValuesAVX2(&oj[0], &s[0], &vg[0], nPos, stride, headDim)
+			default:
+				attnValuesGeneric(oj, s, vg, stride)
+			}
+		}
+		h = he
+	}
+}
+
+func checkAttention(out, q, k, v []float32, nPos, nHeads, nKV, headDim int, scratch []float32, h0, h1 int) {
+	bug := func(what string) { panic(shapeBug("AttentionHeads", what)) }
+	switch {
+	case nHeads <= 0 || nKV <= 0 || nHeads%nKV != 0:
+		bug("nHeads " + itoa(nHeads) + " is not a positive multiple of nKV " + itoa(nKV))
+	case headDim <= 0:
+		bug("headDim " + itoa(headDim))
+	case nPos <= 0:
+		bug("nPos " + itoa(nPos) + ": a query attends to at least one position")
+	case h0 < 0 || h1 < h0 || h1 > nHeads:
+		bug("heads [" + itoa(h0) + ", " + itoa(h1) + ") outside [0, " + itoa(nHeads) + ")")
+	case len(q) != nHeads*headDim || len(out) != nHeads*headDim:
+		bug("len(q) = " + itoa(len(q)) + ", len(out) = " + itoa(len(out)) + ", want nHeads·headDim = " + itoa(nHeads*headDim))
+	case len(k) < nPos*nKV*headDim || len(v) < nPos*nKV*headDim:
+		bug("len(k) = " + itoa(len(k)) + ", len(v) = " + itoa(len(v)) + ", want ≥ nPos·nKV·headDim = " + itoa(nPos*nKV*headDim))
+	case len(scratch) < AttentionScratch(nPos, nHeads, nKV, h0, h1):
+		bug("len(scratch) = " + itoa(len(scratch)) + ", want ≥ " + itoa(AttentionScratch(nPos, nHeads, nKV, h0, h1)))
+	}
+}

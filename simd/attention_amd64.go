@@ -1,0 +1,25 @@
+//go:build amd64 && gc && !purego
+
+package simd
+
+// attnScoresAVX512 sets s[p] = (q · k[p·stride:]) * scale for p < nPos;
+// headDim is a multiple of 16, stride is in floats.
+//
+//go:noescape
+func attnScoresAVX512(s, q, k *float32, nPos, stride, headDim int, scale float32)
+
+// attnScoresAVX2 is attnScoresAVX512 for headDim a multiple of 8.
+//
+//go:noescape
+func attnScoresAVX2(s, q, k *float32, nPos, stride, headDim int, scale float32)
+
+// attnValuesAVX512 sets out[d] = Σ_p p[p]·v[p·stride+d] for d < headDim
+// (a multiple of 16) and nPos ≥ 1.
+//
+//go:noescape
+func attnValuesAVX512(out, p, v *float32, nPos, stride, headDim int)
+
+// attnValuesAVX2 is attnValuesAVX512 for headDim a multiple of 8.
+//
+//go:noescape
+func attnValuesAVX2(out, p, v *float32, nPos, stride, headDim int)

@@ -1,0 +1,8 @@
+//go:build !amd64 || !gc || purego
+
+package simd
+
+func attnScoresAVX512(s, q, k *float32, nPos, stride, headDim int, scale float32) { noAsm() }
+func attnScoresAVX2(s, q, k *float32, nPos, stride, headDim int, scale float32)   { noAsm() }
+func attnValuesAVX512(out, p, v *float32, nPos, stride, headDim int)              { noAsm() }
+func attnValuesAVX2(out, p, v *float32, nPos, stride, headDim int)                { noAsm() }
