@@ -9,16 +9,21 @@ import (
 // DefaultBlock is the quantization block length BK along the input dimension:
 // one fp32 scale per (weight row, BK inputs) and per (activation row, BK inputs).
 //
-// It is 32. Fidelity decides it (PERF.md, a 0.6B-geometry code predictor with
-// outlier channels, teacher-forced against fp32): blocks of 32 give max
-// |Δlogit| 0.38 and mean KL 0.0013 against 0.65 and 0.0021 for blocks of 64,
-// and the same top-1 (0.971 vs 0.975, inside the ±0.004 noise of summation
-// order). Speed does not pay for the difference: BK=32 reads 1.125 bytes per
-// weight against 1.0625 (6 % more bytes on a DRAM-bound pass), and the
-// measured gap on this machine is within the run-to-run noise (see the
-// numbers in RATIONALE.md "Why blocks of 32?" and the commit that set this):
-// GemmQ8 1024×3072 from DRAM, 1 thread, m=1: BK=32 ≈ BK=64 in weights per
-// second to within 5 %; m=8: within 5 % too.
+// It is 32, decided on fidelity, at a measured speed cost of about 5 %.
+// Fidelity (PERF.md: a 0.6B-geometry code predictor with outlier channels,
+// teacher-forced against fp32): blocks of 32 give max |Δlogit| 0.38 and mean
+// KL 0.0013, blocks of 64 give 0.65 and 0.0021, with the same top-1 (0.971
+// vs 0.975, inside the ±0.004 that summation order alone moves it). Speed:
+// GEMV from DRAM is bandwidth-bound, so time follows bytes per weight,
+// 1 + 4/BK = 1.125 (BK 32) vs 1.0625 (BK 64), i.e. 5.9 % more bytes for 32.
+// Measured with "omni bench kernels --block N" (1 GiB of 1024×3072 and
+// 3072×1024 matrices, AVX-512 VNNI, medians of 5, two runs each, this
+// 2-core machine): m=1 reads 10.4–11.8 GB/s at 1 thread and 20.0–21.5 GB/s
+// at 2 for BK 32 against 11.2–12.3 and 20.6–21.3 for BK 64, i.e. 9.2–10.5
+// vs 10.5–11.6 G weights/s at 1 thread and 17.8–19.1 vs 19.4–20.0 at 2;
+// the m=8 / m=1 time ratio is 1.08–1.11 for BK 32 and 1.07–1.20 for BK 64
+// (compute is not the limit at either). Both read at 0.85–1.05 of the
+// streaming-read floor measured in the same run.
 const DefaultBlock = 32
 
 // PanelRows is the number of output rows a packed panel holds: the kernels
