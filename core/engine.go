@@ -130,12 +130,23 @@ func (e *Engine) Submit(ctx context.Context, req Request) (*Stream, error) {
 	if err := req.validate(&e.ids, e.cfg.Limits); err != nil {
 		return nil, err
 	}
-	prompt, err := BuildPrompt(&req, &e.ids)
-	if err != nil {
-		return nil, err
+	H := e.dims.Hidden
+	var prompt Prompt
+	rows, trailing := 0, 0
+	if req.Embedded != nil {
+		if err := req.Embedded.validate(req.ID, H); err != nil {
+			return nil, err
+		}
+		rows, trailing = len(req.Embedded.Rows)/H, len(req.Embedded.Trailing)/H
+	} else {
+		var err error
+		if prompt, err = BuildPrompt(&req, &e.ids); err != nil {
+			return nil, err
+		}
+		rows, trailing = len(prompt.Rows), len(prompt.Trailing)
 	}
-	cap := e.cfg.Limits.Cap(len(req.TextIDs), req.MaxFrames)
-	positions := len(prompt.Rows) + cap
+	cap := e.cfg.Limits.Cap(req.textLen(H), req.MaxFrames)
+	positions := rows + cap
 	need := sched.KVBytesForSeqs(1, positions, e.bpt, sched.DefaultBlockSize)
 	if e.cfg.KVBudgetBytes > 0 && need > e.cfg.KVBudgetBytes {
 		return nil, &AdmissionError{Positions: positions, NeedBytes: need, BudgetBytes: e.cfg.KVBudgetBytes}
@@ -162,7 +173,7 @@ func (e *Engine) Submit(ctx context.Context, req Request) (*Stream, error) {
 	}
 	s := &Stream{
 		req: req, ctx: ctx, submitted: e.now(),
-		prompt: prompt, cap: cap, kvBytes: need, talker: treq, pred: preq,
+		prompt: prompt, rows: rows, nTrailing: trailing, cap: cap, kvBytes: need, talker: treq, pred: preq,
 		chunks: chunker{ramp: e.cfg.Chunks},
 		notify: make(chan struct{}, 1), done: make(chan struct{}),
 	}

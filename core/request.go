@@ -85,7 +85,50 @@ type Request struct {
 	// MaxFrames caps the frames generated; 0 derives the cap from the text
 	// length (Limits). A stream that reaches it ends with EndLength.
 	MaxFrames int
+
+	// Embedded, when set, replaces the prompt built from TextIDs, Language
+	// and Speaker with rows the caller embedded itself (a voice-clone
+	// prompt with an x-vector or reference codes, a conformance case).
+	// TextIDs may then be empty; the derived frame cap counts the trailing
+	// rows as text tokens.
+	Embedded *EmbeddedPrompt
 }
+
+// EmbeddedPrompt is a talker prompt given as embeddings (each row already
+// the sum of its text and codec tracks), hidden values per row.
+type EmbeddedPrompt struct {
+	Rows     []float32 // T×hidden prefill rows, T >= 1
+	Trailing []float32 // N×hidden rows added to the talker input after frames 0..N-1
+	Pad      []float32 // hidden values added after that; nil means the model's tts_pad row
+	// The engine reads these slices until the stream ends: do not modify them.
+}
+
+// validate checks the embedded prompt's shapes and values for hidden.
+func (p *EmbeddedPrompt) validate(id string, hidden int) error {
+	if len(p.Rows) == 0 || len(p.Rows)%hidden != 0 {
+		return invalid("request %q: embedded prompt of %d values is not a positive multiple of hidden %d", id, len(p.Rows), hidden)
+	}
+	if len(p.Trailing)%hidden != 0 {
+		return invalid("request %q: embedded trailing rows of %d values are not a multiple of hidden %d", id, len(p.Trailing), hidden)
+	}
+	if p.Pad != nil && len(p.Pad) != hidden {
+		return invalid("request %q: embedded pad row of %d values, want hidden %d", id, len(p.Pad), hidden)
+	}
+	for _, part := range []struct {
+		name string
+		v    []float32
+	}{{"prompt", p.Rows}, {"trailing", p.Trailing}, {"pad", p.Pad}} {
+		for i, v := range part.v {
+			if v != v || v > maxF32 || v < -maxF32 {
+				return invalid("request %q: embedded %s value [%d] = %g not finite", id, part.name, i, v)
+			}
+		}
+	}
+	return nil
+}
+
+// maxF32 is the largest finite float32.
+const maxF32 = 3.4028234663852886e38
 
 // NewRequest returns a request for textIDs with automatic language, no
 // speaker, the streaming layout and the released sampling defaults.
@@ -130,7 +173,7 @@ func (l Limits) Cap(textLen, maxFrames int) int {
 
 // validate checks r against the model's ids and the engine's limits.
 func (r *Request) validate(ids *SpecialIDs, lim Limits) error {
-	if len(r.TextIDs) == 0 {
+	if len(r.TextIDs) == 0 && r.Embedded == nil {
 		return invalid("request %q: no text token ids", r.ID)
 	}
 	for i, t := range r.TextIDs {
@@ -159,7 +202,7 @@ func (r *Request) validate(ids *SpecialIDs, lim Limits) error {
 	if r.MaxFrames > lim.MaxNewTokens {
 		return invalid("request %q: max_frames %d above max_new_tokens %d", r.ID, r.MaxFrames, lim.MaxNewTokens)
 	}
-	if cap := lim.Cap(len(r.TextIDs), r.MaxFrames); r.Talker.MinTokens > cap {
+	if cap := lim.Cap(r.textLen(0), r.MaxFrames); r.Talker.MinTokens > cap {
 		return invalid("request %q: talker min_tokens %d above the frame cap %d", r.ID, r.Talker.MinTokens, cap)
 	}
 	return nil
@@ -223,4 +266,15 @@ func checkLevel(level string, p *sampler.Params, vocab int, talker bool) error {
 		return fmt.Errorf("%s: repetition_penalty %g and min_tokens %d must stay 1 and 0 (Qwen3-TTS uses none for codebooks 1..15)", level, p.RepetitionPenalty, p.MinTokens)
 	}
 	return nil
+}
+
+// textLen is the text length the frame cap derives from: the text ids, or
+// for an embedded prompt of hidden-wide rows the larger of the ids and the
+// trailing rows.
+func (r *Request) textLen(hidden int) int {
+	n := len(r.TextIDs)
+	if r.Embedded != nil && hidden > 0 {
+		n = max(n, len(r.Embedded.Trailing)/hidden)
+	}
+	return n
 }

@@ -181,25 +181,34 @@ func (e *Engine) prefillOne(s *Stream) {
 	fail := func(err error) {
 		e.finish(s, EndError, fmt.Errorf("core: request %q: prefill: %w", s.req.ID, err))
 	}
-	seq, err := e.model.NewSequence(len(s.prompt.Rows) + s.cap)
+	seq, err := e.model.NewSequence(s.rows + s.cap)
 	if err != nil {
 		fail(err)
 		return
 	}
 	s.seq = seq
-	rows := s.prompt.Rows
-	n := len(rows)
-	e.promptBuf = grow(e.promptBuf, n*H)
-	x := e.promptBuf[:n*H]
-	if err := e.embedRows(x, rows); err != nil {
-		fail(err)
-		return
-	}
-	if t := s.prompt.Trailing; len(t) > 0 {
-		s.trailing = make([]float32, len(t)*H)
-		if err := e.model.TextEmbed(s.trailing, t); err != nil {
+	s.pad = e.pad
+	var x []float32
+	if emb := s.req.Embedded; emb != nil {
+		x = emb.Rows
+		s.trailing = emb.Trailing
+		if emb.Pad != nil {
+			s.pad = emb.Pad
+		}
+	} else {
+		n := s.rows
+		e.promptBuf = grow(e.promptBuf, n*H)
+		x = e.promptBuf[:n*H]
+		if err := e.embedRows(x, s.prompt.Rows); err != nil {
 			fail(err)
 			return
+		}
+		if t := s.prompt.Trailing; len(t) > 0 {
+			s.trailing = make([]float32, len(t)*H)
+			if err := e.model.TextEmbed(s.trailing, t); err != nil {
+				fail(err)
+				return
+			}
 		}
 	}
 	r := len(e.running)
@@ -358,8 +367,8 @@ func (e *Engine) decode() error {
 		return fmt.Errorf("core: next talker input: %w", err)
 	}
 	for i, s := range e.running {
-		text := e.pad
-		if f := len(s.codes) - 1; f < len(s.prompt.Trailing) {
+		text := s.pad
+		if f := len(s.codes) - 1; f < s.nTrailing {
 			text = s.trailing[f*H : (f+1)*H]
 		}
 		row := e.embeds[i*H : (i+1)*H]

@@ -51,20 +51,23 @@ type Stream struct {
 	stopCtx   func() bool
 
 	// owned by the step goroutine
-	prompt   Prompt
-	cap      int
-	seq      Sequence
-	kvBytes  int64 // KV the stream needs for its whole length
-	reserved int64 // KV reserved against the budget (kvBytes once admitted)
-	row      int   // batch row holding its pending hidden and logits
-	talker   *sampler.Request
-	pred     *sampler.Request
-	trailing []float32 // text rows added after each frame (len(prompt.Trailing)×hidden)
-	codes    [][Codebooks]int32
-	chunks   chunker
-	pending  bool // prefilled: its hidden and logits wait in the batch buffers
-	reason   EndReason
-	err      error
+	prompt    Prompt // the row recipe (empty for an embedded prompt)
+	rows      int    // prompt rows
+	nTrailing int    // trailing text rows
+	cap       int
+	seq       Sequence
+	kvBytes   int64 // KV the stream needs for its whole length
+	reserved  int64 // KV reserved against the budget (kvBytes once admitted)
+	row       int   // batch row holding its pending hidden and logits
+	talker    *sampler.Request
+	pred      *sampler.Request
+	trailing  []float32 // text rows added after each frame (nTrailing×hidden)
+	pad       []float32 // row added once they are used up
+	codes     [][Codebooks]int32
+	chunks    chunker
+	pending   bool // prefilled: its hidden and logits wait in the batch buffers
+	reason    EndReason
+	err       error
 
 	mu       sync.Mutex
 	events   []Event
