@@ -59,46 +59,51 @@ func (g *Generator) setWord(i int, w uint32) {
 // whether any new raw word is zero (the only way a draw can give u == 0).
 func (g *Generator) twist() (anyZero bool) {
 	const (
-		upper = 0x80000000_80000000
-		lower = 0x7fffffff_7fffffff
-		ones  = 0x00000001_00000001
-		mat   = 0x9908b0df_9908b0df
-		half  = mtN / 2 // 312 pairs
-		off   = 397 / 2 // word k+397 starts in pair j+198 (high lane)
+		half = mtN / 2 // 312 pairs
+		off  = 397 / 2 // word k+397 starts in pair j+198 (high lane)
 	)
 	mt := &g.mt
-	var z uint64
-	step := func(cur, nxt, mm uint64) uint64 {
-		y := cur&upper | nxt&lower
-		w := mm ^ (y>>1)&lower ^ (y&ones)*0xffffffff&mat
-		z |= (w - ones) &^ w & upper // a zero lane sets its top bit
-		return w
-	}
+	var z uint64 // a zero lane of a new word sets its top bit here
 	// Pairs 0..112: words k+397, k+398 are old words 2j+397, 2j+398.
 	for j := 0; j < half-off-1; j++ {
-		mt[j] = step(mt[j], mt[j]>>32|mt[j+1]<<32, mt[j+off]>>32|mt[j+off+1]<<32)
+		w := twistPair(mt[j], mt[j]>>32|mt[j+1]<<32, mt[j+off]>>32|mt[j+off+1]<<32)
+		mt[j] = w
+		z |= (w - ones) &^ w & upper
 	}
 	// Pair 113: words 623 (old) and 0 (new).
 	j := half - off - 1
-	mt[j] = step(mt[j], mt[j]>>32|mt[j+1]<<32, mt[half-1]>>32|mt[0]<<32)
+	w := twistPair(mt[j], mt[j]>>32|mt[j+1]<<32, mt[half-1]>>32|mt[0]<<32)
+	mt[j] = w
+	z |= (w - ones) &^ w & upper
 	// Pairs 114..310: words 2j−227, 2j−226, both new.
 	for j := half - off; j < half-1; j++ {
-		mt[j] = step(mt[j], mt[j]>>32|mt[j+1]<<32, mt[j-(half-off)]>>32|mt[j-(half-off)+1]<<32)
+		w := twistPair(mt[j], mt[j]>>32|mt[j+1]<<32, mt[j-(half-off)]>>32|mt[j-(half-off)+1]<<32)
+		mt[j] = w
+		z |= (w - ones) &^ w & upper
 	}
 	// Pair 311: the next of word 623 is the new word 0.
 	j = half - 1
-	mt[j] = step(mt[j], mt[j]>>32|mt[0]<<32, mt[j-(half-off)]>>32|mt[j-(half-off)+1]<<32)
+	w = twistPair(mt[j], mt[j]>>32|mt[0]<<32, mt[j-(half-off)]>>32|mt[j-(half-off)+1]<<32)
+	mt[j] = w
+	z |= (w - ones) &^ w & upper
 	g.idx = 0
 	g.zeros = z != 0
 	return g.zeros
 }
 
-// b2u is 1 for true, 0 for false.
-func b2u(b bool) uint32 {
-	if b {
-		return 1
-	}
-	return 0
+// Lane constants of the two-word twist.
+const (
+	upper = 0x80000000_80000000
+	lower = 0x7fffffff_7fffffff
+	ones  = 0x00000001_00000001
+	mat   = 0x9908b0df_9908b0df
+)
+
+// twistPair is the MT19937 recurrence on two lanes: cur holds words k, k+1,
+// nxt words k+1, k+2, mm words k+397, k+398.
+func twistPair(cur, nxt, mm uint64) uint64 {
+	y := cur&upper | nxt&lower
+	return mm ^ (y>>1)&lower ^ (y&ones)*0xffffffff&mat
 }
 
 // temper is MT19937's output transform of a raw state word.

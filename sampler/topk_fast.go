@@ -50,8 +50,8 @@ func (s *Sampler) topKFast(x []float32, k int, temp float32) ([]int32, float32, 
 	lb := thr
 	nan := false
 	for i, xv := range x {
-		keys[n] = uint64(sortable(xv))<<32 | uint64(uint32(i))
-		if xv >= lb {
+		if xv >= lb { // rare once the threshold has risen: a branch is cheapest
+			keys[n] = uint64(sortable(xv))<<32 | uint64(uint32(i))
 			n++
 			if n == trigger {
 				thr, n = compactTopK(keys[:n], k)
