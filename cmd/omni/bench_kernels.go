@@ -8,7 +8,10 @@ import (
 	"math/rand/v2"
 	"slices"
 	"text/tabwriter"
+	"strings"
 	"time"
+
+	"github.com/klauspost/cpuid/v2"
 
 	"github.com/omni-tts/omni/simd"
 )
@@ -43,6 +46,8 @@ type kernelFigures struct {
 // when --threads was not given, the same at 1 and 2 threads in by_threads.
 type kernelReport struct {
 	Level     string `json:"level"`
+	CPU       string `json:"cpu"`
+	L3Bytes   int    `json:"l3_bytes"`
 	Block     int    `json:"block"`
 	Reps      int    `json:"reps"`
 	ReadBytes int64  `json:"read_bytes"`
@@ -67,6 +72,9 @@ func (c *benchKernelsCmd) Run(g *Globals, _ context.Context) error {
 	size := int64(c.GiB * (1 << 30))
 	logf := func(format string, a ...any) { fmt.Fprintf(g.Stderr, "bench kernels: "+format+"\n", a...) }
 
+	if l3 := cpuid.CPU.Cache.L3; l3 > 0 && size < 2*int64(l3) {
+		logf("warning: --gib %.3g is less than twice the %d MiB L3: the figures are not DRAM figures", c.GiB, l3>>20)
+	}
 	logf("preparing %.2f GiB read buffer, int8 and fp32 weight sets (level %s)", 3*c.GiB, simd.Active())
 	d, err := prepareKernelData(size, c.Block)
 	if err != nil {
@@ -74,6 +82,7 @@ func (c *benchKernelsCmd) Run(g *Globals, _ context.Context) error {
 	}
 	rep := kernelReport{
 		Level: simd.Active().String(), Block: c.Block, Reps: c.Reps,
+		CPU: strings.TrimSpace(cpuid.CPU.BrandName), L3Bytes: cpuid.CPU.Cache.L3,
 		ReadBytes: int64(len(d.buf)), Int8Bytes: d.q8Bytes, FP32Bytes: d.f32Bytes,
 		Shapes: "1024x3072 and 3072x1024 matrices alternating (predictor MLP), x quantized before timing",
 	}
