@@ -7,8 +7,8 @@ import (
 	"io"
 	"math/rand/v2"
 	"slices"
-	"text/tabwriter"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/klauspost/cpuid/v2"
