@@ -4,6 +4,7 @@ package main
 // subcommand is a field; each measures its floor in the same process and
 // can print one JSON object (--json).
 type benchCmd struct {
-	Kernels benchKernelsCmd `cmd:"" help:"Kernel throughput against the streaming-read floor measured in the same run."`
-	Sampler benchSamplerCmd `cmd:"" help:"Batched sampler time per row against the generator-advance floor."`
+	Kernels   benchKernelsCmd   `cmd:"" help:"Kernel throughput against the streaming-read floor measured in the same run."`
+	Sampler   benchSamplerCmd   `cmd:"" help:"Batched sampler time per row against the generator-advance floor."`
+	Predictor benchPredictorCmd `cmd:"" help:"Code predictor per frame (15 sub-steps) against the weight-read floor measured in the same run."`
 }
