@@ -38,11 +38,13 @@ type samplerReport struct {
 	Temperature    float64 `json:"temperature"`
 	Reps           int     `json:"reps"`
 	Calls          int     `json:"calls_per_rep"`
-	USPerRow       float64 `json:"us_per_row"`       // median over repetitions
-	USPerRowMin    float64 `json:"us_per_row_min"`   // best repetition
-	CopyUSPerRow   float64 `json:"copy_us_per_row"`  // refreshing the logits, included above
-	FloorUSPerRow  float64 `json:"floor_us_per_row"` // advancing a generator by 2V words
-	OverFloor      float64 `json:"over_floor"`       // median of per-repetition ratios
+	USPerRow       float64 `json:"us_per_row"`           // median over repetitions (wall time)
+	CPUUSPerRow    float64 `json:"cpu_us_per_row"`       // median thread CPU time (excludes time descheduled on a busy machine)
+	CPUFloor       float64 `json:"cpu_floor_us_per_row"` // the floor in thread CPU time
+	USPerRowMin    float64 `json:"us_per_row_min"`       // best repetition
+	CopyUSPerRow   float64 `json:"copy_us_per_row"`      // refreshing the logits, included above
+	FloorUSPerRow  float64 `json:"floor_us_per_row"`     // advancing a generator by 2V words
+	OverFloor      float64 `json:"over_floor"`           // median of per-repetition ratios
 	AllocsPerCall  float64 `json:"allocs_per_call"`
 	TargetUSPerRow float64 `json:"target_us_per_row"`
 }
@@ -108,6 +110,9 @@ func (c *benchSamplerCmd) Run(g *Globals, _ context.Context) error {
 	refresh := func(i int) { copy(logits, src[(i%sets)*n:(i%sets+1)*n]) }
 	// Each repetition times the sampler, the floor and the copy back to
 	// back, so the ratio is taken under the same machine load.
+	defer lockThread()()
+	cpus := make([]float64, 0, c.Reps)
+	cpuFloor := make([]float64, 0, c.Reps)
 	once := func(f func(i int)) float64 {
 		start := time.Now()
 		for i := 0; i < c.Calls; i++ {
@@ -120,12 +125,20 @@ func (c *benchSamplerCmd) Run(g *Globals, _ context.Context) error {
 	copies := make([]float64, c.Reps)
 	ratios := make([]float64, c.Reps)
 	for r := range times {
+		c0, okCPU := threadCPU()
 		times[r] = once(call)
+		if c1, ok := threadCPU(); ok && okCPU {
+			cpus = append(cpus, (c1-c0)/float64(c.Calls*c.Batch))
+		}
+		c2, okF := threadCPU()
 		floor[r] = once(advance)
+		if c3, ok := threadCPU(); ok && okF {
+			cpuFloor = append(cpuFloor, (c3-c2)/float64(c.Calls*c.Batch))
+		}
 		copies[r] = once(refresh)
 		ratios[r] = times[r] / floor[r]
 	}
-	for _, t := range [][]float64{times, floor, copies, ratios} {
+	for _, t := range [][]float64{times, floor, copies, ratios, cpus, cpuFloor} {
 		slices.Sort(t)
 	}
 	rep := samplerReport{
@@ -136,13 +149,17 @@ func (c *benchSamplerCmd) Run(g *Globals, _ context.Context) error {
 		AllocsPerCall: allocs, TargetUSPerRow: 25,
 	}
 	rep.OverFloor = ratios[len(ratios)/2]
+	if len(cpus) > 0 {
+		rep.CPUUSPerRow = cpus[len(cpus)/2]
+		rep.CPUFloor = cpuFloor[len(cpuFloor)/2]
+	}
 	if c.JSON {
 		e := json.NewEncoder(g.Stdout)
 		e.SetIndent("", "  ")
 		return e.Encode(rep)
 	}
-	fmt.Fprintf(g.Stdout, "sampler V=%d B=%d top_k=%d top_p=%g min_p=%g T=%g: %.2f µs/row median (best %.2f), %.2f allocs/call\n",
-		c.Vocab, c.Batch, c.TopK, c.TopP, c.MinP, c.Temperature, rep.USPerRow, rep.USPerRowMin, rep.AllocsPerCall)
+	fmt.Fprintf(g.Stdout, "sampler V=%d B=%d top_k=%d top_p=%g min_p=%g T=%g: %.2f µs/row median (best %.2f, thread CPU %.2f), %.2f allocs/call\n",
+		c.Vocab, c.Batch, c.TopK, c.TopP, c.MinP, c.Temperature, rep.USPerRow, rep.USPerRowMin, rep.CPUUSPerRow, rep.AllocsPerCall)
 	fmt.Fprintf(g.Stdout, "floor (generator advance by 2V words): %.2f µs/row, ratio %.2f; logits copy %.2f µs/row (included)\n",
 		rep.FloorUSPerRow, rep.OverFloor, rep.CopyUSPerRow)
 	return nil
