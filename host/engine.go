@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -10,8 +11,6 @@ import (
 	"github.com/omni-tts/omni/core"
 	"github.com/omni-tts/omni/predictor"
 	"github.com/omni-tts/omni/simd"
-	"github.com/omni-tts/omni/stats"
-	"github.com/omni-tts/omni/wasm/abi"
 )
 
 // Mode chooses where the control core runs.
@@ -50,18 +49,14 @@ type Options struct {
 	MaxLen   int            // talker positions per sequence; 0 = the model's
 	Path     predictor.Path // code predictor path
 
-	KVBudgetBytes int64              // core.Config.KVBudgetBytes
-	MaxWaiting    int                // core.Config.MaxWaiting
-	Limits        core.Limits        // core.Config.Limits
-	Chunks        core.ChunkSchedule // core.Config.Chunks
-	Throttle      core.Throttle      // core.Config.Throttle
-	Seed          int64              // core.Config.Seed
+	// Engine holds the engine settings (core.Config): batch budget, limits,
+	// chunk schedule, throttle, seed. Open sets its Model, IDs and
+	// MaxBatch; in WASI mode Sink, Clock and Stats are not used (the guest
+	// runs its engine with Inline and the WASI clock).
+	Engine core.Config
 
 	// Threads for the kernels (default simd.DefaultThreads()).
 	Threads int
-	// Stats receives the native engine's counters (Native mode only).
-	Stats *stats.Recorder
-
 	// MemoryPages caps the guest's memory (default DefaultMemoryPages).
 	MemoryPages uint32
 	// CacheDir holds compiled guests (default <user cache dir>/omni/wazero;
@@ -180,13 +175,11 @@ func Open(ctx context.Context, opts Options) (Engine, error) {
 	return e, nil
 }
 
-// engineSettings are the core.Config fields that travel to the guest.
-func (o *Options) engineSettings() abi.EngineSettings {
-	return abi.EngineSettings{
-		KVBudgetBytes: o.KVBudgetBytes, MaxWaiting: o.MaxWaiting,
-		PerTextToken: o.Limits.PerTextToken, Floor: o.Limits.Floor, MaxNewTokens: o.Limits.MaxNewTokens,
-		ChunkRamp: o.Chunks.Ramp, ChunkSteady: o.Chunks.Steady, ChunkLeft: o.Chunks.LeftContext,
-		NoThrottle: o.Throttle.Disabled, MarginMS: o.Throttle.MarginMS, MaxHoldSteps: o.Throttle.MaxHoldSteps,
-		Seed: o.Seed,
-	}
+// engineSettings encodes the settings of o.Engine that travel to the
+// guest (everything but the model, the ids and the injected dependencies).
+func (o *Options) engineSettings() ([]byte, error) {
+	c := o.Engine
+	c.Model, c.IDs, c.Sink, c.Clock, c.Stats = nil, core.SpecialIDs{}, nil, nil, nil
+	c.MaxBatch = o.MaxBatch
+	return json.Marshal(c)
 }

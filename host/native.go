@@ -28,12 +28,9 @@ func openNative(o Options, src predictor.Source, nb *simd.Backend) (*nativeEngin
 		w.Free()
 		return nil, err
 	}
-	e, err := core.New(core.Config{
-		Model: m, IDs: core.IDsFromConfig(src.Config()), MaxBatch: o.MaxBatch,
-		KVBudgetBytes: o.KVBudgetBytes, MaxWaiting: o.MaxWaiting,
-		Limits: o.Limits, Chunks: o.Chunks, Throttle: o.Throttle, Seed: o.Seed,
-		Stats: o.Stats,
-	})
+	cfg := o.Engine
+	cfg.Model, cfg.IDs, cfg.MaxBatch = m, core.IDsFromConfig(src.Config()), o.MaxBatch
+	e, err := core.New(cfg)
 	if err != nil {
 		m.Close()
 		w.Free()

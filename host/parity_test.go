@@ -73,7 +73,7 @@ func openBoth(t *testing.T, spec string, batch int) (Engine, Engine) {
 	var es []Engine
 	for _, m := range []Mode{Native, WASI} {
 		e, err := Open(context.Background(), Options{Model: spec, Mode: m, MaxBatch: batch, Threads: 1,
-			Throttle: core.Throttle{Disabled: true}, Seed: 7})
+			Engine: core.Config{Throttle: core.Throttle{Disabled: true}, Seed: 7}})
 		if err != nil {
 			t.Fatalf("Open(%s, %v): %v", spec, m, err)
 		}
@@ -179,7 +179,7 @@ func TestNativeAndWASILogitsBitIdentical(t *testing.T) {
 
 func TestTrapReplacesInstance(t *testing.T) {
 	e, err := Open(context.Background(), Options{Model: "synth:tiny", Mode: WASI, MaxBatch: 2, Threads: 1,
-		Throttle: core.Throttle{Disabled: true}})
+		Engine: core.Config{Throttle: core.Throttle{Disabled: true}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func openWASI(ctx context.Context, o Options, src predictor.Source, nb *simd.Bac
 	if err != nil {
 		return nil, fmt.Errorf("host: encode model config: %w", err)
 	}
-	set, err := json.Marshal(o.engineSettings())
+	set, err := o.engineSettings()
 	if err != nil {
 		return nil, fmt.Errorf("host: encode engine settings: %w", err)
 	}

@@ -128,9 +128,9 @@ func (s *Session) create(spec *abi.EngineSpec) error {
 	if err != nil {
 		return err
 	}
-	var set abi.EngineSettings
+	var ec core.Config
 	if len(spec.Engine) > 0 {
-		if err := json.Unmarshal(spec.Engine, &set); err != nil {
+		if err := json.Unmarshal(spec.Engine, &ec); err != nil {
 			return fmt.Errorf("wasm: create: engine settings: %w", err)
 		}
 	}
@@ -151,15 +151,8 @@ func (s *Session) create(spec *abi.EngineSpec) error {
 	if err != nil {
 		return err
 	}
-	ec := core.Config{
-		Model: s.model, IDs: core.IDsFromConfig(&cfg), MaxBatch: spec.MaxBatch,
-		KVBudgetBytes: set.KVBudgetBytes, MaxWaiting: set.MaxWaiting,
-		Limits:   core.Limits{PerTextToken: set.PerTextToken, Floor: set.Floor, MaxNewTokens: set.MaxNewTokens},
-		Chunks:   core.ChunkSchedule{Ramp: set.ChunkRamp, Steady: set.ChunkSteady, LeftContext: set.ChunkLeft},
-		Throttle: core.Throttle{Disabled: set.NoThrottle, MarginMS: set.MarginMS, MaxHoldSteps: set.MaxHoldSteps},
-		Inline:   true,
-		Seed:     set.Seed,
-	}
+	ec.Model, ec.IDs, ec.MaxBatch = s.model, core.IDsFromConfig(&cfg), spec.MaxBatch
+	ec.Sink, ec.Clock, ec.Stats, ec.Inline = nil, nil, nil, true
 	if s.engine, err = core.New(ec); err != nil {
 		s.model.Close()
 		s.model = nil

@@ -43,23 +43,7 @@ type EngineSpec struct {
 	MaxBatch  int             `json:"max_batch"`
 	MaxLen    int             `json:"max_len,omitempty"`
 	Path      string          `json:"path,omitempty"`
-	Engine    json.RawMessage `json:"engine,omitempty"` // EngineSettings
-}
-
-// EngineSettings are the core.Config fields that travel to the guest.
-type EngineSettings struct {
-	KVBudgetBytes int64   `json:"kv_budget_bytes,omitempty"`
-	MaxWaiting    int     `json:"max_waiting,omitempty"`
-	PerTextToken  int     `json:"per_text_token,omitempty"`
-	Floor         int     `json:"floor,omitempty"`
-	MaxNewTokens  int     `json:"max_new_tokens,omitempty"`
-	ChunkRamp     []int   `json:"chunk_ramp,omitempty"`
-	ChunkSteady   int     `json:"chunk_steady,omitempty"`
-	ChunkLeft     int     `json:"chunk_left,omitempty"`
-	NoThrottle    bool    `json:"no_throttle,omitempty"`
-	MarginMS      float64 `json:"margin_ms,omitempty"`
-	MaxHoldSteps  int     `json:"max_hold_steps,omitempty"`
-	Seed          int64   `json:"seed,omitempty"`
+	Engine    json.RawMessage `json:"engine,omitempty"` // a core.Config without model, ids and injected dependencies
 }
 
 // ProbeSpec asks the guest to run its model directly (no engine): a
