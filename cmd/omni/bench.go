@@ -7,4 +7,5 @@ type benchCmd struct {
 	Kernels   benchKernelsCmd   `cmd:"" help:"Kernel throughput against the streaming-read floor measured in the same run."`
 	Sampler   benchSamplerCmd   `cmd:"" help:"Batched sampler time per row against the generator-advance floor."`
 	Predictor benchPredictorCmd `cmd:"" help:"Code predictor per frame (15 sub-steps) against the weight-read floor measured in the same run."`
+	Talker    benchTalkerCmd    `cmd:"" help:"Talker per decode token and prefill against the weight-read floor measured in the same run."`
 }
