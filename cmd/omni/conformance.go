@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/omni-tts/omni/predictor"
+	"github.com/omni-tts/omni/simd"
 	"github.com/omni-tts/omni/testvectors"
 )
 
@@ -31,7 +33,7 @@ func (c *conformanceCmd) Run(g *Globals, _ context.Context) error {
 	if c.Wasm {
 		return fmt.Errorf("conformance: --wasm: the WASI control core is not built yet")
 	}
-	rep, err := testvectors.Run(c.Dirs, testvectors.Options{Kind: c.Kind}, &testvectors.Env{Threads: g.Threads})
+	rep, err := testvectors.Run(c.Dirs, testvectors.Options{Kind: c.Kind}, nativeEnv(g.Threads))
 	if err != nil {
 		return err
 	}
@@ -47,4 +49,21 @@ func (c *conformanceCmd) Run(g *Globals, _ context.Context) error {
 		return conformanceFailure{failed: rep.Failed}
 	}
 	return nil
+}
+
+// nativeEnv is the conformance environment of the omni binary: every
+// precision predictor offers, model kinds on the native simd backend.
+func nativeEnv(threads int) *testvectors.Env {
+	var precs []string
+	for _, p := range predictor.Precisions() {
+		precs = append(precs, p.String())
+	}
+	return &testvectors.Env{
+		Precisions: precs,
+		Threads:    threads,
+		NewBackend: func() (predictor.Backend, func()) {
+			b := simd.NewBackend(threads)
+			return b, b.Close
+		},
+	}
 }
