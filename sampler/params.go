@@ -29,7 +29,8 @@ type Params struct {
 	// PresencePenalty is subtracted from tokens present in the output.
 	// Default 0.
 	PresencePenalty float64 `json:"presence_penalty"`
-	// Seed, when set, gives the request its own generator. Default nil.
+	// Seed, when set, gives the request its own generator; -1 means unset,
+	// as in vLLM. Default nil.
 	Seed *int64 `json:"seed"`
 	// MinTokens masks the stop ids and EOS while the output is shorter.
 	// Default 0.

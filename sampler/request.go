@@ -66,7 +66,7 @@ func NewRequest(p Params, vocab int, prompt, output []int) (*Request, error) {
 		}
 		r.topP = float32(p.TopP)
 		r.minP = float32(p.MinP)
-		if p.Seed != nil {
+		if p.Seed != nil && *p.Seed != -1 { // vLLM reads seed -1 as "no seed"
 			r.gen = NewGenerator(*p.Seed)
 		}
 	} else {

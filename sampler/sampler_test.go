@@ -567,3 +567,16 @@ func TestTopKTieAfterTemperature(t *testing.T) {
 		}
 	}
 }
+
+func TestSeedMinusOneIsUnseeded(t *testing.T) {
+	p := DefaultParams()
+	m1 := int64(-1)
+	p.Seed = &m1
+	r, err := NewRequest(p, 10, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Generator() != nil {
+		t.Error("seed -1 got its own generator; vLLM treats it as no seed")
+	}
+}
