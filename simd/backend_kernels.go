@@ -87,40 +87,12 @@ func newRopeTable(headDim, maxPos int, theta float32) (*ropeTable, error) {
 func ropeApply(t *ropeTable, x []float32, nHeads, pos int) { t.Apply(x, nHeads, pos) }
 
 // siluMul writes out[i] = silu(gate[i])·up[i].
-func siluMul(out, gate, up []float32) {
-	for i, g := range gate {
-		out[i] = float32(float64(g)/(1+math.Exp(-float64(g)))) * up[i]
-	}
-}
+func siluMul(out, gate, up []float32) { SiLUMul(out, gate, up) }
 
-// attend computes one row's attention: for each q head h (GQA group
-// h/(nHeads/nKV)), softmax over positions 0..nPos-1 of scale·q·k, times v.
-// k and v are [pos][nKV][headDim]; scores needs nPos values.
+// attend computes one row's grouped-query attention over nPos cached
+// positions (k, v [pos][nKV][headDim]); scores needs nPos·nHeads/nKV values.
 func attend(out, q, k, v []float32, nPos, nHeads, nKV, headDim int, scale float32, scores []float32) {
-	group := nHeads / nKV
-	stride := nKV * headDim
-	for h := 0; h < nHeads; h++ {
-		kh := h / group
-		qh := q[h*headDim : (h+1)*headDim]
-		mx := float32(math.Inf(-1))
-		for p := 0; p < nPos; p++ {
-			s := Dot(qh, k[p*stride+kh*headDim:p*stride+(kh+1)*headDim]) * scale
-			scores[p] = s
-			mx = max(mx, s)
-		}
-		var sum float32
-		for p := 0; p < nPos; p++ {
-			e := float32(math.Exp(float64(scores[p] - mx)))
-			scores[p] = e
-			sum += e
-		}
-		oh := out[h*headDim : (h+1)*headDim]
-		clear(oh)
-		inv := 1 / sum
-		for p := 0; p < nPos; p++ {
-			Axpy(scores[p]*inv, v[p*stride+kh*headDim:p*stride+(kh+1)*headDim], oh)
-		}
-	}
+	Attention(out, q, k, v, nPos, nHeads, nKV, headDim, scale, scores)
 }
 
 // rotMax caps the width of the Hadamard rotation applied to the inputs of

@@ -227,6 +227,7 @@ func (b *Backend) Attention(out, qkv []float32, m int, caches, pos []int32, laye
 	for _, h := range caches {
 		maxN = max(maxN, b.objs[h].maxPos)
 	}
+	maxN *= heads / kvh
 	if cap(b.attnTmp) < maxN {
 		b.attnTmp = make([]float32, maxN)
 	}
@@ -239,7 +240,7 @@ func (b *Backend) Attention(out, qkv []float32, m int, caches, pos []int32, laye
 		rmsNormHeads(q, qn.data, eps)
 		ropeApply(ro.rope, q, heads, p)
 		n := p + 1
-		attend(out[r*qw:(r+1)*qw], q, c.kv[2*layer][:n*kw], c.kv[2*layer+1][:n*kw], n, heads, kvh, hd, scale, b.attnTmp[:n])
+		attend(out[r*qw:(r+1)*qw], q, c.kv[2*layer][:n*kw], c.kv[2*layer+1][:n*kw], n, heads, kvh, hd, scale, b.attnTmp[:n*(heads/kvh)])
 	}
 	return nil
 }
