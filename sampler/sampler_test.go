@@ -580,3 +580,44 @@ func TestSeedMinusOneIsUnseeded(t *testing.T) {
 		t.Error("seed -1 got its own generator; vLLM treats it as no seed")
 	}
 }
+
+// TestNonFiniteRows follows torch: a random row holding NaN or +inf has an
+// all-NaN softmax and argmax 0 (noise still drawn); a greedy row takes the
+// first NaN, else the first maximum.
+func TestNonFiniteRows(t *testing.T) {
+	nan, inf := float32(math.NaN()), float32(math.Inf(1))
+	for _, topK := range []int{0, 3} {
+		for _, processed := range []bool{true, false} {
+			for _, row := range [][]float32{{1, 2, nan, 4, 5, 6}, {1, inf, 3, 4, 5, 6}} {
+				p := DefaultParams()
+				seed := int64(5)
+				p.Seed, p.TopK = &seed, topK
+				r, _ := NewRequest(p, 6, nil, nil)
+				s, _ := New(Config{MaxBatch: 1, Vocab: 6, Processed: processed})
+				out := make([]int32, 1)
+				if err := s.Sample(append([]float32(nil), row...), []*Request{r}, out); err != nil {
+					t.Fatal(err)
+				}
+				if out[0] != 0 {
+					t.Errorf("top_k %d processed %v row %v: token %d, want 0", topK, processed, row, out[0])
+				}
+				want := NewGenerator(5)
+				want.Advance(6)
+				a, _ := r.Generator().MarshalBinary()
+				b, _ := want.MarshalBinary()
+				if string(a) != string(b) {
+					t.Errorf("top_k %d row %v: generator did not advance by V", topK, row)
+				}
+			}
+		}
+	}
+	g := DefaultParams()
+	g.Temperature = 0
+	r, _ := NewRequest(g, 6, nil, nil)
+	s, _ := New(Config{MaxBatch: 1, Vocab: 6})
+	out := make([]int32, 1)
+	s.Sample([]float32{1, 9, nan, 4, nan, 6}, []*Request{r}, out)
+	if out[0] != 2 {
+		t.Errorf("greedy with NaN: token %d, want 2 (the first NaN)", out[0])
+	}
+}

@@ -50,18 +50,22 @@ func (s *Sampler) topKFast(x []float32, k int, temp float32) ([]int32, float32, 
 	lb := thr
 	nan := false
 	for i, xv := range x {
-		if xv >= lb { // rare once the threshold has risen: a branch is cheapest
-			keys[n] = uint64(sortable(xv))<<32 | uint64(uint32(i))
-			n++
-			if n == trigger {
-				thr, n = compactTopK(keys[:n], k)
-				lb = lowerBound(thr, temp)
-				n = keepAtLeast(keys[:n], lb)
-				trigger = min(max(trigger, n+2*k), v)
-			}
+		// One compare per element in the common case: xv < lb is false
+		// both for a candidate and for NaN, which the rare branch tells apart.
+		if xv < lb {
+			continue
 		}
 		if xv != xv {
 			nan = true
+			continue
+		}
+		keys[n] = uint64(sortable(xv))<<32 | uint64(uint32(i))
+		n++
+		if n == trigger {
+			thr, n = compactTopK(keys[:n], k)
+			lb = lowerBound(thr, temp)
+			n = keepAtLeast(keys[:n], lb)
+			trigger = min(max(trigger, n+2*k), v)
 		}
 	}
 	if nan {
