@@ -55,7 +55,6 @@ func NewTalker(w *TalkerWeights, opts TalkerOptions) (*Talker, error) {
 	if w == nil || w.dec.layers == nil {
 		return nil, errNotLoaded
 	}
-	g := &w.dec.geom
 	ropeMax := w.dec.geom.maxPos
 	if ropeMax <= 0 || ropeMax > 32768 {
 		ropeMax = 32768
@@ -69,7 +68,6 @@ func NewTalker(w *TalkerWeights, opts TalkerOptions) (*Talker, error) {
 	}
 	t := &Talker{w: w, b: w.b, maxBatch: opts.MaxBatch, maxLen: maxLen}
 	t.grow(opts.MaxBatch)
-	t.lastX = make([]float32, opts.MaxBatch*g.hidden)
 	t.ids = make([]int32, opts.MaxBatch*w.shape.groups)
 	return t, nil
 }
