@@ -26,6 +26,7 @@ type vmConfig struct {
 	cacheDir string    // compilation cache; "" = <user cache dir>/omni/wazero, "-" = memory only
 	stderr   io.Writer // guest stderr (panic messages); nil = discarded
 	fsys     fs.FS     // read-only root for the guest; nil = no filesystem
+	mounts   []string  // absolute host directories mounted read-only at the same guest path
 }
 
 // vm is one wazero runtime with the host functions of one engine and the
@@ -151,8 +152,15 @@ func (v *vm) moduleConfig() wazero.ModuleConfig {
 	if v.cfg.stderr != nil {
 		mc = mc.WithStderr(v.cfg.stderr)
 	}
-	if v.cfg.fsys != nil {
-		mc = mc.WithFSConfig(wazero.NewFSConfig().WithFSMount(v.cfg.fsys, "/"))
+	if v.cfg.fsys != nil || len(v.cfg.mounts) > 0 {
+		fc := wazero.NewFSConfig()
+		if v.cfg.fsys != nil {
+			fc = fc.WithFSMount(v.cfg.fsys, "/")
+		}
+		for _, d := range v.cfg.mounts {
+			fc = fc.WithReadOnlyDirMount(d, d)
+		}
+		mc = mc.WithFSConfig(fc)
 	}
 	return mc
 }

@@ -55,10 +55,12 @@ func (s *hostState) endInstance(o owner) {
 // recorder is the predictor.Backend the host loads weights through: it
 // calls the native backend, files each new object in the handle table as
 // host-owned and logs it for the guest's replay. The handles it returns are
-// guest handles.
+// guest handles; every op translates them, so a model can also run
+// natively on them.
 type recorder struct {
-	s   *hostState
-	log []abi.Created
+	s      *hostState
+	log    []abi.Created
+	caches []int32 // native cache handles of one Attention call
 }
 
 // add files a native object made by the host.
@@ -184,9 +186,33 @@ func (r *recorder) Embed(out []float32, ids []int32, perRow int, table int32) er
 	return r.s.native.Embed(out, ids, perRow, n)
 }
 
-// Attention implements predictor.Backend; the loader never calls it.
+// Attention implements predictor.Backend (the loader never calls it; a
+// model run natively on host-made handles does).
 func (r *recorder) Attention(out, qkv []float32, m int, caches, pos []int32, layer int, qNorm, kNorm, rope int32, heads int, eps float32) error {
-	return fmt.Errorf("host: attention during weight loading: %w", abi.ErrBadArgument)
+	if cap(r.caches) < len(caches) {
+		r.caches = make([]int32, len(caches))
+	}
+	nat := r.caches[:len(caches)]
+	for i, h := range caches {
+		n, err := r.nat(h)
+		if err != nil {
+			return err
+		}
+		nat[i] = n
+	}
+	q, err := r.nat(qNorm)
+	if err != nil {
+		return err
+	}
+	k, err := r.nat(kNorm)
+	if err != nil {
+		return err
+	}
+	rp, err := r.nat(rope)
+	if err != nil {
+		return err
+	}
+	return r.s.native.Attention(out, qkv, m, nat, pos, layer, q, k, rp, heads, eps)
 }
 
 // kvBytes is the host memory of a KV cache (fp32 k and v).

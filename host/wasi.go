@@ -40,12 +40,35 @@ type wasiEngine struct {
 // openWASI loads the weights natively, builds the runtime and the first
 // instance.
 func openWASI(ctx context.Context, o Options, src predictor.Source, nb *simd.Backend) (*wasiEngine, error) {
-	s := newHostState(nb, src, 1<<40)
-	rec := &recorder{s: s}
-	if _, err := predictor.LoadWeights(src, rec, o.Precision); err != nil {
+	s, rec, _, err := loadShared(src, nb, o.Precision)
+	if err != nil {
+		return nil, err
+	}
+	e, err := newWASIEngine(ctx, o, src, s, rec, nb)
+	if err != nil {
 		s.table.release(ownerHost, func(h int32) { nb.Free(h) })
 		return nil, err
 	}
+	return e, nil
+}
+
+// loadShared loads src's weights on nb through a recorder: the handles are
+// host-owned entries of a fresh state's table, logged for guest replay.
+// The returned weights use guest handles (run them on rec).
+func loadShared(src predictor.Source, nb *simd.Backend, prec predictor.Precision) (*hostState, *recorder, *predictor.Weights, error) {
+	s := newHostState(nb, src, 16<<30)
+	rec := &recorder{s: s}
+	w, err := predictor.LoadWeights(src, rec, prec)
+	if err != nil {
+		s.table.release(ownerHost, func(h int32) { nb.Free(h) })
+		return nil, nil, nil, err
+	}
+	return s, rec, w, nil
+}
+
+// newWASIEngine builds the runtime over loaded weights and starts the
+// first instance. Close frees the weights and nb.
+func newWASIEngine(ctx context.Context, o Options, src predictor.Source, s *hostState, rec *recorder, nb *simd.Backend) (*wasiEngine, error) {
 	cfg, err := json.Marshal(src.Config())
 	if err != nil {
 		return nil, fmt.Errorf("host: encode model config: %w", err)
@@ -56,7 +79,6 @@ func openWASI(ctx context.Context, o Options, src predictor.Source, nb *simd.Bac
 	}
 	v, err := newVM(ctx, s, vmConfig{module: o.GuestModule, pages: o.MemoryPages, cacheDir: o.CacheDir, stderr: o.Stderr, fsys: o.FS})
 	if err != nil {
-		s.table.release(ownerHost, func(h int32) { nb.Free(h) })
 		return nil, err
 	}
 	e := &wasiEngine{
@@ -72,7 +94,7 @@ func openWASI(ctx context.Context, o Options, src predictor.Source, nb *simd.Bac
 	_, err = e.instance()
 	e.mu.Unlock()
 	if err != nil {
-		e.Close()
+		v.close(context.Background())
 		return nil, err
 	}
 	return e, nil

@@ -3,6 +3,7 @@ package wasm
 import (
 	"fmt"
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/omni-tts/omni/wasm/abi"
@@ -21,10 +22,31 @@ import (
 type Backend struct {
 	replay    []abi.Created
 	replaying bool
+	track     bool    // remember what this backend made (FreeAll)
+	made      []int32 // live handles made, when tracking
 }
 
 // NewBackend returns a guest backend.
 func NewBackend() *Backend { return &Backend{} }
+
+// NewTrackingBackend returns a guest backend that remembers every object
+// it makes, so FreeAll can release them (conformance cases).
+func NewTrackingBackend() *Backend { return &Backend{track: true} }
+
+// made records a new handle when tracking.
+func (b *Backend) keep(h int32) {
+	if b.track {
+		b.made = append(b.made, h)
+	}
+}
+
+// FreeAll frees every live object a tracking backend made.
+func (b *Backend) FreeAll() {
+	for _, h := range b.made {
+		hostFree(h)
+	}
+	b.made = b.made[:0]
+}
 
 // ptr returns the guest address of a slice's first element (nil when empty).
 func ptr[T any](s []T) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(s)) }
@@ -68,6 +90,7 @@ func (b *Backend) NewMatrix(rows, cols int, data, bias []float32, precision stri
 	if err := check(abi.OpNewMatrix, s); err != nil {
 		return -1, fmt.Errorf("wasm: matrix %dx%d %s: %w", rows, cols, precision, err)
 	}
+	b.keep(h)
 	return h, nil
 }
 
@@ -80,6 +103,7 @@ func (b *Backend) NewVector(data []float32) (int32, error) {
 	if err := check(abi.OpNewVector, hostNewVector(ptr(data), int32(len(data)), unsafe.Pointer(&h))); err != nil {
 		return -1, fmt.Errorf("wasm: vector of %d: %w", len(data), err)
 	}
+	b.keep(h)
 	return h, nil
 }
 
@@ -100,6 +124,7 @@ func (b *Backend) NewTable(rows, cols int, data []float32) (int32, error) {
 	if err := check(abi.OpNewTable, hostNewTable(r, c, ptr(data), int32(len(data)), unsafe.Pointer(&h))); err != nil {
 		return -1, fmt.Errorf("wasm: table %dx%d: %w", rows, cols, err)
 	}
+	b.keep(h)
 	return h, nil
 }
 
@@ -132,6 +157,7 @@ func (b *Backend) NewRope(headDim, maxPos int, theta float32) (int32, error) {
 	if err := check(abi.OpNewRope, hostNewRope(d, p, theta, unsafe.Pointer(&h))); err != nil {
 		return -1, err
 	}
+	b.keep(h)
 	return h, nil
 }
 
@@ -152,6 +178,7 @@ func (b *Backend) NewKVCache(layers, kvHeads, headDim, maxPos int) (int32, error
 	if err := check(abi.OpNewKVCache, hostNewKVCache(a[0], a[1], a[2], a[3], unsafe.Pointer(&h))); err != nil {
 		return -1, fmt.Errorf("wasm: kv cache %dx%dx%dx%d: %w", layers, kvHeads, headDim, maxPos, err)
 	}
+	b.keep(h)
 	return h, nil
 }
 
@@ -159,6 +186,11 @@ func (b *Backend) NewKVCache(layers, kvHeads, headDim, maxPos int) (int32, error
 func (b *Backend) Free(h int32) error {
 	if b.replaying {
 		return nil
+	}
+	if b.track {
+		if i := slices.Index(b.made, h); i >= 0 {
+			b.made = slices.Delete(b.made, i, i+1)
+		}
 	}
 	return check(abi.OpFree, hostFree(h))
 }

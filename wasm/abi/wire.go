@@ -13,6 +13,7 @@ import "encoding/json"
 //	step:   —  (one engine step; the reply lists the events it produced)
 //	load:   —  (the engine's load)
 //	probe:  Probe
+//	conformance: Suite (needs no create)
 //	close:  —
 type Command struct {
 	Op      string          `json:"op"`
@@ -20,6 +21,15 @@ type Command struct {
 	Stream  uint64          `json:"stream,omitempty"`
 	Request json.RawMessage `json:"request,omitempty"`
 	Probe   *ProbeSpec      `json:"probe,omitempty"`
+	Suite   *SuiteSpec      `json:"suite,omitempty"`
+}
+
+// SuiteSpec asks the guest to replay conformance suites (testvectors.Run)
+// from its read-only filesystem, on a guest backend.
+type SuiteSpec struct {
+	Dirs       []string `json:"dirs"`
+	Kind       string   `json:"kind,omitempty"`
+	Precisions []string `json:"precisions,omitempty"`
 }
 
 // Command ops.
@@ -31,6 +41,7 @@ const (
 	CmdLoad   = "load"
 	CmdProbe  = "probe"
 	CmdClose  = "close"
+	CmdSuite  = "conformance"
 )
 
 // EngineSpec describes the engine the guest builds: the model's config (a
@@ -64,6 +75,8 @@ type Reply struct {
 	// Probe results: logits bits in call order and the codes chosen.
 	Logits []uint32    `json:"logits,omitempty"`
 	Codes  [][16]int32 `json:"codes,omitempty"`
+	// Report is a conformance report (testvectors.Report as JSON).
+	Report json.RawMessage `json:"report,omitempty"`
 }
 
 // Event is one stream event crossing the boundary (core.Event without the

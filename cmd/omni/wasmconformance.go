@@ -1,0 +1,31 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/omni-tts/omni/host"
+	"github.com/omni-tts/omni/predictor"
+	"github.com/omni-tts/omni/testvectors"
+)
+
+// wasmConformance replays the suites inside the WASI control core (omni
+// conformance --wasm) and returns the guest's report.
+func wasmConformance(g *Globals, dirs []string, kind string) (*testvectors.Report, error) {
+	var precs []string
+	for _, p := range predictor.Precisions() {
+		precs = append(precs, p.String())
+	}
+	raw, err := host.Conformance(context.Background(), host.SuiteOptions{
+		Dirs: dirs, Kind: kind, Precisions: precs, Threads: g.Threads, Stderr: g.Stderr,
+	})
+	if err != nil {
+		return nil, err
+	}
+	var rep testvectors.Report
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		return nil, fmt.Errorf("conformance: --wasm report: %w", err)
+	}
+	return &rep, nil
+}
