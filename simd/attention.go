@@ -57,36 +57,55 @@ func AttentionHeads(out, q, k, v []float32, nPos, nHeads, nKV, headDim int, scal
 	for h := h0; h < h1; {
 		g := h / group
 		he := min(h1, (g+1)*group)
-		kg := k[g*headDim:]
-		for j := h; j < he; j++ {
-			s := scratch[(j-h)*nPos : (j-h+1)*nPos]
-			qj := q[j*headDim : (j+1)*headDim]
-			switch lvl {
-			case AVX512VNNI:
-				attnScoresAVX512(&s[0], &qj[0], &kg[0], nPos, stride, headDim, scale)
-			case AVX2:
-				attnScoresAVX2(&s[0], &qj[0], &kg[0], nPos, stride, headDim, scale)
-			default:
-				attnScoresGeneric(s, qj, kg, stride, scale)
+		kg, vg := k[g*headDim:], v[g*headDim:]
+		// Scores, a block of positions at a time for every head of the
+		// group, so each K row comes from memory once and then from L1.
+		for p0 := 0; p0 < nPos; p0 += attnBlock {
+			p1 := min(nPos, p0+attnBlock)
+			kb := kg[p0*stride:]
+			for j := h; j < he; j++ {
+				s := scratch[(j-h)*nPos+p0 : (j-h)*nPos+p1]
+				qj := q[j*headDim : (j+1)*headDim]
+				switch lvl {
+				case AVX512VNNI:
+					attnScoresAVX512(&s[0], &qj[0], &kb[0], p1-p0, stride, headDim, scale)
+				case AVX2:
+					attnScoresAVX2(&s[0], &qj[0], &kb[0], p1-p0, stride, headDim, scale)
+				default:
+					attnScoresGeneric(s, qj, kb, stride, scale)
+				}
 			}
-			softmaxAt(lvl, s)
 		}
-		vg := v[g*headDim:]
 		for j := h; j < he; j++ {
-			s := scratch[(j-h)*nPos : (j-h+1)*nPos]
-			oj := out[j*headDim : (j+1)*headDim]
-			switch lvl {
-			case AVX512VNNI:
-				attnValuesAVX512(&oj[0], &s[0], &vg[0], nPos, stride, headDim)
-			case AVX2:
-				attnValuesAVX2(&oj[0], &s[0], &vg[0], nPos, stride, headDim)
-			default:
-				attnValuesGeneric(oj, s, vg, stride)
+			softmaxAt(lvl, scratch[(j-h)*nPos:(j-h+1)*nPos])
+			clear(out[j*headDim : (j+1)*headDim])
+		}
+		// out += p·V, block by block in position order (the same sums as
+		// one pass: the accumulators are float32 either way).
+		for p0 := 0; p0 < nPos; p0 += attnBlock {
+			p1 := min(nPos, p0+attnBlock)
+			vb := vg[p0*stride:]
+			for j := h; j < he; j++ {
+				s := scratch[(j-h)*nPos+p0 : (j-h)*nPos+p1]
+				oj := out[j*headDim : (j+1)*headDim]
+				switch lvl {
+				case AVX512VNNI:
+					attnValuesAVX512(&oj[0], &s[0], &vb[0], p1-p0, stride, headDim)
+				case AVX2:
+					attnValuesAVX2(&oj[0], &s[0], &vb[0], p1-p0, stride, headDim)
+				default:
+					attnValuesGeneric(oj, s, vb, stride)
+				}
 			}
 		}
 		h = he
 	}
 }
+
+// attnBlock is the number of KV positions Attention handles for all heads
+// of a group before moving on: 64 rows of 128 floats are 32 KiB, which
+// stay in L1 while the group's other heads reuse them.
+const attnBlock = 64
 
 func checkAttention(out, q, k, v []float32, nPos, nHeads, nKV, headDim int, scratch []float32, h0, h1 int) {
 	bug := func(what string) { panic(shapeBug("AttentionHeads", what)) }

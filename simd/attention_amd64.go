@@ -13,7 +13,7 @@ func attnScoresAVX512(s, q, k *float32, nPos, stride, headDim int, scale float32
 //go:noescape
 func attnScoresAVX2(s, q, k *float32, nPos, stride, headDim int, scale float32)
 
-// attnValuesAVX512 sets out[d] = Σ_p p[p]·v[p·stride+d] for d < headDim
+// attnValuesAVX512 adds Σ_p p[p]·v[p·stride+d] to out[d] for d < headDim
 // (a multiple of 16) and nPos ≥ 1.
 //
 //go:noescape

@@ -257,8 +257,9 @@ sc2_done:
 
 // func attnValuesAVX512(out, p, v *float32, nPos, stride, headDim int)
 //
-// Column blocks of 128 floats (8 accumulators), then 64, then 16; within
-// a block the positions are added in order with one fused multiply-add each.
+// out[d] += Σ_p p[p]·v[p·stride+d]: column blocks of 128 floats (8
+// accumulators), then 64, then 16; within a block the positions are added
+// in order with one fused multiply-add each.
 TEXT ·attnValuesAVX512(SB), NOSPLIT, $0-48
 	MOVQ out+0(FP), OUT
 	MOVQ p+8(FP), PR
@@ -275,14 +276,14 @@ av512_128:
 	SUBQ   D, REM
 	CMPQ   REM, $512
 	JL     av512_64
-	VXORPS Z0, Z0, Z0
-	VXORPS Z1, Z1, Z1
-	VXORPS Z2, Z2, Z2
-	VXORPS Z3, Z3, Z3
-	VXORPS Z4, Z4, Z4
-	VXORPS Z5, Z5, Z5
-	VXORPS Z6, Z6, Z6
-	VXORPS Z7, Z7, Z7
+	VMOVUPS (OUT)(D*1), Z0
+	VMOVUPS 64(OUT)(D*1), Z1
+	VMOVUPS 128(OUT)(D*1), Z2
+	VMOVUPS 192(OUT)(D*1), Z3
+	VMOVUPS 256(OUT)(D*1), Z4
+	VMOVUPS 320(OUT)(D*1), Z5
+	VMOVUPS 384(OUT)(D*1), Z6
+	VMOVUPS 448(OUT)(D*1), Z7
 	MOVQ   PR, PP
 	LEAQ   (V)(D*1), VP
 	MOVQ   NP, CNT
@@ -315,10 +316,10 @@ av512_128p:
 av512_64:
 	CMPQ   REM, $256
 	JL     av512_16
-	VXORPS Z0, Z0, Z0
-	VXORPS Z1, Z1, Z1
-	VXORPS Z2, Z2, Z2
-	VXORPS Z3, Z3, Z3
+	VMOVUPS (OUT)(D*1), Z0
+	VMOVUPS 64(OUT)(D*1), Z1
+	VMOVUPS 128(OUT)(D*1), Z2
+	VMOVUPS 192(OUT)(D*1), Z3
 	MOVQ   PR, PP
 	LEAQ   (V)(D*1), VP
 	MOVQ   NP, CNT
@@ -344,7 +345,7 @@ av512_64p:
 av512_16:
 	TESTQ  REM, REM
 	JZ     av512_done
-	VXORPS Z0, Z0, Z0
+	VMOVUPS (OUT)(D*1), Z0
 	MOVQ   PR, PP
 	LEAQ   (V)(D*1), VP
 	MOVQ   NP, CNT
@@ -367,7 +368,8 @@ av512_done:
 
 // func attnValuesAVX2(out, p, v *float32, nPos, stride, headDim int)
 //
-// Column blocks of 64 floats (8 accumulators), then 8; positions in order.
+// out[d] += Σ_p p[p]·v[p·stride+d]: column blocks of 64 floats (8
+// accumulators), then 8; positions in order.
 TEXT ·attnValuesAVX2(SB), NOSPLIT, $0-48
 	MOVQ out+0(FP), OUT
 	MOVQ p+8(FP), PR
@@ -384,14 +386,14 @@ av2_64:
 	SUBQ   D, REM
 	CMPQ   REM, $256
 	JL     av2_8
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
+	VMOVUPS (OUT)(D*1), Y0
+	VMOVUPS 32(OUT)(D*1), Y1
+	VMOVUPS 64(OUT)(D*1), Y2
+	VMOVUPS 96(OUT)(D*1), Y3
+	VMOVUPS 128(OUT)(D*1), Y4
+	VMOVUPS 160(OUT)(D*1), Y5
+	VMOVUPS 192(OUT)(D*1), Y6
+	VMOVUPS 224(OUT)(D*1), Y7
 	MOVQ   PR, PP
 	LEAQ   (V)(D*1), VP
 	MOVQ   NP, CNT
@@ -424,7 +426,7 @@ av2_64p:
 av2_8:
 	TESTQ  REM, REM
 	JZ     av2_done
-	VXORPS Y0, Y0, Y0
+	VMOVUPS (OUT)(D*1), Y0
 	MOVQ   PR, PP
 	LEAQ   (V)(D*1), VP
 	MOVQ   NP, CNT

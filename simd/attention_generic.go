@@ -9,10 +9,9 @@ func attnScoresGeneric(s, q, k []float32, stride int, scale float32) {
 	}
 }
 
-// attnValuesGeneric sets out = Σ_p s[p] · v[p·stride : p·stride+len(out)],
-// adding one position at a time.
+// attnValuesGeneric adds Σ_p s[p] · v[p·stride : p·stride+len(out)] to out,
+// one position at a time.
 func attnValuesGeneric(out, s, v []float32, stride int) {
-	clear(out)
 	hd := len(out)
 	for p, w := range s {
 		axpyGeneric(w, v[p*stride:p*stride+hd:p*stride+hd], out)
