@@ -358,6 +358,9 @@ func (e *Engine) decode() error {
 	}
 	e.truncate(k)
 	B = k
+	// Chunks go to the codec stage now, before the next talker pass: a full
+	// queue blocks here.
+	e.flush()
 	if B == 0 {
 		e.c.mtp.Add(mtpMS)
 		return nil

@@ -39,6 +39,7 @@ type CLI struct {
 	Bench       benchCmd       `cmd:"" help:"Benchmarks; every figure comes with its floor measured in the same run."`
 	Stats       statsCmd       `cmd:"" help:"Step statistics: merge per-process dumps into an attribution table."`
 	Profile     profileCmd     `cmd:"" help:"Print the resolved deploy profile and how each number was derived."`
+	Run         runCmd         `cmd:"" help:"Generate one stream of codec frames (built-in synthetic 0.6B model and demo prompt by default)."`
 	Model       modelCmd       `cmd:"" help:"Synthetic checkpoints and checkpoint inspection (synth, inspect)."`
 }
 
