@@ -7,11 +7,11 @@ import "testing"
 // read (each once per call).
 func BenchmarkAttention(b *testing.B) {
 	const nHeads, nKV, hd = 16, 8, 128
-	benchLevels(b, []int{16, 256, 2048}, func(b *testing.B, nPos int) {
+	benchLevels(b, []int{16, 256, 2048}, func(b *testing.B, nPos int) func() {
 		q, k, v := attnInputs(1, nPos, nHeads, nKV, hd, 0)
 		out, scratch := make([]float32, nHeads*hd), make([]float32, nPos*2)
 		b.SetBytes(int64(nPos * nKV * hd * 4 * 2))
-		for b.Loop() {
+		return func() {
 			Attention(out, q.s(), k.s(), v.s(), nPos, nHeads, nKV, hd, 0.088, scratch)
 		}
 	})

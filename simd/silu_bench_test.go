@@ -3,11 +3,11 @@ package simd
 import "testing"
 
 func BenchmarkSiLUMul(b *testing.B) {
-	benchLevels(b, []int{3072, 6144}, func(b *testing.B, n int) {
+	benchLevels(b, []int{3072, 6144}, func(b *testing.B, n int) func() {
 		rng := vecRNG(1)
 		g, u, out := vecRandBuf(rng, n, 0, 8).s(), vecRandBuf(rng, n, 0, 1).s(), make([]float32, n)
 		b.SetBytes(int64(12 * n))
-		for b.Loop() {
+		return func() {
 			SiLUMul(out, g, u)
 		}
 	})
