@@ -43,7 +43,8 @@ func (e *Engine) Step() (busy bool, err error) {
 		}
 	}
 
-	if len(e.running) > 0 {
+	ran := len(e.running) > 0
+	if ran {
 		e.steps++
 		e.stepsA.Store(e.steps)
 		if err = e.decode(); err != nil {
@@ -55,7 +56,7 @@ func (e *Engine) Step() (busy bool, err error) {
 	}
 	e.reap()
 	e.flush()
-	if len(e.running) > 0 {
+	if ran {
 		st.Stop()
 		e.stepEW = ewma(e.stepEW, ms(e.now()-t0))
 	}

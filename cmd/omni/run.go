@@ -31,22 +31,22 @@ type engineFlags struct {
 	StatsDir      string `name:"stats-dir" help:"Keep the step-stats dump here (default: a temporary directory, or $OMNI_STEP_STATS_DIR)." env:"OMNI_STEP_STATS_DIR"`
 }
 
-// loadedEngine is an engine on the native backend with what it needs freed.
-type loadedEngine struct {
-	*core.Engine
+// loadedModel is a model loaded on the native backend, ready to host
+// engines one after another (each with fresh step stats).
+type loadedModel struct {
+	flags   *engineFlags
+	src     predictor.Source
 	cfg     *predictor.Config
+	backend *simd.Backend
 	weights *predictor.Weights
-	rec     *stats.Recorder
-	log     *core.ChunkLog
 	threads int
 	profile sched.Profile
-	close   func()
+	batch   int // max_num_seqs of the engines (the profile's, or the caller's)
 }
 
-// openEngine loads the model on simd's native backend and builds an engine
-// for maxBatch streams (0 = the deploy profile's max_num_seqs) with a
-// recording codec stage and step stats.
-func openEngine(g *Globals, f *engineFlags, maxBatch int, logf func(string, ...any)) (*loadedEngine, error) {
+// loadModel loads the flags' model on simd's native backend; maxBatch > 0
+// overrides the deploy profile's max_num_seqs.
+func loadModel(g *Globals, f *engineFlags, maxBatch int, logf func(string, ...any)) (*loadedModel, error) {
 	prec, err := predictor.ParsePrecision(f.Precision)
 	if err != nil {
 		return nil, err
@@ -83,33 +83,56 @@ func openEngine(g *Globals, f *engineFlags, maxBatch int, logf func(string, ...a
 		return nil, err
 	}
 	logf("loaded in %.1f s", time.Since(t0).Seconds())
-	le := &loadedEngine{cfg: cfg, weights: w, threads: threads, profile: prof, log: &core.ChunkLog{}}
+	return &loadedModel{flags: f, src: src, cfg: cfg, backend: b, weights: w, threads: threads, profile: prof, batch: maxBatch}, nil
+}
+
+// close frees the weights, the backend and the source.
+func (lm *loadedModel) close() {
+	lm.weights.Free()
+	lm.backend.Close()
+	lm.src.Close()
+}
+
+// loadedEngine is an engine on a loaded model, with its recording codec
+// stage and step stats.
+type loadedEngine struct {
+	*core.Engine
+	rec   *stats.Recorder
+	log   *core.ChunkLog
+	close func()
+}
+
+// start builds an engine with a recording codec stage and a fresh stats
+// recorder (in --stats-dir, or a temporary directory removed at close).
+func (lm *loadedModel) start() (*loadedEngine, error) {
+	f := lm.flags
+	le := &loadedEngine{log: &core.ChunkLog{}}
 	dir, tmp := f.StatsDir, ""
+	var err error
 	if dir == "" {
 		if tmp, err = os.MkdirTemp("", "omni-stats-"); err != nil {
-			w.Free()
-			b.Close()
-			src.Close()
 			return nil, err
 		}
 		dir = tmp
 	}
+	cleanup := func() {
+		if tmp != "" {
+			os.RemoveAll(tmp)
+		}
+	}
 	if le.rec, err = stats.New(stats.Config{Dir: dir, Role: "engine"}); err != nil {
-		w.Free()
-		b.Close()
-		src.Close()
+		cleanup()
 		return nil, err
 	}
-	m, err := core.NewModel(w, core.ModelOptions{MaxBatch: maxBatch})
+	m, err := core.NewModel(lm.weights, core.ModelOptions{MaxBatch: lm.batch})
 	if err != nil {
 		le.rec.Close()
-		w.Free()
-		b.Close()
-		src.Close()
+		cleanup()
 		return nil, err
 	}
+	prof := lm.profile
 	le.Engine, err = core.New(core.Config{
-		Model: m, IDs: core.IDsFromConfig(cfg), MaxBatch: maxBatch,
+		Model: m, IDs: core.IDsFromConfig(lm.cfg), MaxBatch: lm.batch,
 		KVBudgetBytes: prof.Memory.KVBytes,
 		Chunks:        prof.Ramp(),
 		HopDepth:      f.HopDepth,
@@ -120,20 +143,13 @@ func openEngine(g *Globals, f *engineFlags, maxBatch int, logf func(string, ...a
 	if err != nil {
 		m.Close()
 		le.rec.Close()
-		w.Free()
-		b.Close()
-		src.Close()
+		cleanup()
 		return nil, err
 	}
 	le.close = func() {
 		le.Engine.Close()
 		le.rec.Close()
-		w.Free()
-		b.Close()
-		src.Close()
-		if tmp != "" {
-			os.RemoveAll(tmp)
-		}
+		cleanup()
 	}
 	return le, nil
 }
@@ -239,7 +255,12 @@ func (c *runCmd) Run(g *Globals, ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	le, err := openEngine(g, &c.engineFlags, 1, logf)
+	lm, err := loadModel(g, &c.engineFlags, 1, logf)
+	if err != nil {
+		return err
+	}
+	defer lm.close()
+	le, err := lm.start()
 	if err != nil {
 		return err
 	}
