@@ -208,3 +208,31 @@ func TestAttentionScoresIndependentOfNPos(t *testing.T) {
 		}
 	}
 }
+
+// TestAttentionHeadsConcurrent runs disjoint head ranges on separate
+// goroutines, each with its own scratch, as the engine's threads do (run it
+// under -race); the result must equal one whole-call Attention.
+func TestAttentionHeadsConcurrent(t *testing.T) {
+	const nPos, nHeads, nKV, hd = 70, 16, 8, 128
+	q, k, v := attnInputs(11, nPos, nHeads, nKV, hd, 0)
+	want := make([]float32, nHeads*hd)
+	Attention(want, q.s(), k.s(), v.s(), nPos, nHeads, nKV, hd, 0.088, make([]float32, nPos*nHeads))
+	for range 20 {
+		out := make([]float32, nHeads*hd)
+		done := make(chan struct{})
+		for w := range 4 {
+			go func() {
+				defer func() { done <- struct{}{} }()
+				h0, h1 := 4*w, 4*w+4
+				scratch := make([]float32, AttentionScratch(nPos, nHeads, nKV, h0, h1))
+				AttentionHeads(out, q.s(), k.s(), v.s(), nPos, nHeads, nKV, hd, 0.088, scratch, h0, h1)
+			}()
+		}
+		for range 4 {
+			<-done
+		}
+		if i := vecFirstDiff(out, want); i >= 0 {
+			t.Fatalf("concurrent AttentionHeads head %d elem %d = %v, want %v", i/hd, i%hd, out[i], want[i])
+		}
+	}
+}
