@@ -45,7 +45,19 @@ func AttentionScratch(nPos, nHeads, nKV, h0, h1 int) int {
 // of nHeads/nKV). scratch needs AttentionScratch(nPos, nHeads, nKV, h0, h1)
 // floats; concurrent calls need separate scratch.
 func AttentionHeads(out, q, k, v []float32, nPos, nHeads, nKV, headDim int, scale float32, scratch []float32, h0, h1 int) {
-	checkAttention(out, q, k, v, nPos, nHeads, nKV, headDim, scratch, h0, h1)
+	AttentionKV(out, q, k, v, nPos, nHeads, nKV, headDim, headDim, nKV*headDim, scale, scratch, h0, h1)
+}
+
+// AttentionKV is AttentionHeads for a KV cache in any row layout: row p of
+// KV head g starts at k[g·headStride + p·posStride] (likewise in v), and
+// holds headDim floats. AttentionHeads' [pos][nKV][headDim] is headStride =
+// headDim, posStride = nKV·headDim; a head-major cache
+// [nKV][maxPos][headDim] is headStride = maxPos·headDim, posStride =
+// headDim, which reads each KV head's rows contiguously: measured 1.35×
+// faster than [pos][nKV][headDim] for 16/8 heads of 128 at 2048 positions
+// with 28 layers' caches (448 MiB, from DRAM), and at the DRAM read floor.
+func AttentionKV(out, q, k, v []float32, nPos, nHeads, nKV, headDim, headStride, posStride int, scale float32, scratch []float32, h0, h1 int) {
+	checkAttention(out, q, k, v, nPos, nHeads, nKV, headDim, headStride, posStride, scratch, h0, h1)
 	if h0 == h1 {
 		return
 	}
@@ -54,11 +66,11 @@ func AttentionHeads(out, q, k, v []float32, nPos, nHeads, nKV, headDim int, scal
 		lvl = Generic
 	}
 	group := nHeads / nKV
-	stride := nKV * headDim
+	stride := posStride
 	for h := h0; h < h1; {
 		g := h / group
 		he := min(h1, (g+1)*group)
-		kg, vg := k[g*headDim:], v[g*headDim:]
+		kg, vg := k[g*headStride:], v[g*headStride:]
 		// Scores, a block of positions at a time for every head of the
 		// group, so each K row comes from memory once and then from L1.
 		for p0 := 0; p0 < nPos; p0 += attnBlock {
@@ -108,8 +120,9 @@ func AttentionHeads(out, q, k, v []float32, nPos, nHeads, nKV, headDim int, scal
 // stay in L1 while the group's other heads reuse them.
 const attnBlock = 64
 
-func checkAttention(out, q, k, v []float32, nPos, nHeads, nKV, headDim int, scratch []float32, h0, h1 int) {
-	bug := func(what string) { panic(shapeBug("AttentionHeads", what)) }
+func checkAttention(out, q, k, v []float32, nPos, nHeads, nKV, headDim, headStride, posStride int, scratch []float32, h0, h1 int) {
+	bug := func(what string) { panic(shapeBug("AttentionKV", what)) }
+	need := (nKV-1)*headStride + (nPos-1)*posStride + headDim
 	switch {
 	case nHeads <= 0 || nKV <= 0 || nHeads%nKV != 0:
 		bug("nHeads " + itoa(nHeads) + " is not a positive multiple of nKV " + itoa(nKV))
@@ -121,8 +134,10 @@ func checkAttention(out, q, k, v []float32, nPos, nHeads, nKV, headDim int, scra
 		bug("heads [" + itoa(h0) + ", " + itoa(h1) + ") outside [0, " + itoa(nHeads) + ")")
 	case len(q) != nHeads*headDim || len(out) != nHeads*headDim:
 		bug("len(q) = " + itoa(len(q)) + ", len(out) = " + itoa(len(out)) + ", want nHeads·headDim = " + itoa(nHeads*headDim))
-	case len(k) < nPos*nKV*headDim || len(v) < nPos*nKV*headDim:
-		bug("len(k) = " + itoa(len(k)) + ", len(v) = " + itoa(len(v)) + ", want ≥ nPos·nKV·headDim = " + itoa(nPos*nKV*headDim))
+	case headStride <= 0 || posStride <= 0:
+		bug("KV strides " + itoa(headStride) + " per head, " + itoa(posStride) + " per position")
+	case len(k) < need || len(v) < need:
+		bug("len(k) = " + itoa(len(k)) + ", len(v) = " + itoa(len(v)) + ", want ≥ " + itoa(need) + " for " + itoa(nPos) + " positions of " + itoa(nKV) + " KV heads")
 	case len(scratch) < AttentionScratch(nPos, nHeads, nKV, h0, h1):
 		bug("len(scratch) = " + itoa(len(scratch)) + ", want ≥ " + itoa(AttentionScratch(nPos, nHeads, nKV, h0, h1)))
 	}

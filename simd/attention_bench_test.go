@@ -16,3 +16,17 @@ func BenchmarkAttention(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkAttentionKVHeadMajor is BenchmarkAttention on a head-major cache
+// ([nKV][nPos][headDim]) through AttentionKV.
+func BenchmarkAttentionKVHeadMajor(b *testing.B) {
+	const nHeads, nKV, hd = 16, 8, 128
+	benchLevels(b, []int{256, 2048}, func(b *testing.B, nPos int) func() {
+		q, k, v := attnInputs(1, nPos, nHeads, nKV, hd, 0)
+		out, scratch := make([]float32, nHeads*hd), make([]float32, nPos*2)
+		b.SetBytes(int64(nPos * nKV * hd * 4 * 2))
+		return func() {
+			AttentionKV(out, q.s(), k.s(), v.s(), nPos, nHeads, nKV, hd, nPos*hd, hd, 0.088, scratch, 0, nHeads)
+		}
+	})
+}

@@ -236,3 +236,34 @@ func TestAttentionHeadsConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestAttentionKVHeadMajor stores the same cache head-major
+// ([nKV][maxPos][headDim], with spare positions) and checks AttentionKV gives
+// exactly Attention's result on the [pos][nKV][headDim] cache.
+func TestAttentionKVHeadMajor(t *testing.T) {
+	vecEachLevel(t, func(t *testing.T) {
+		for _, c := range []attnCase{{16, 8, 128}, {4, 2, 64}, {2, 1, 24}, {3, 3, 5}} {
+			for _, nPos := range []int{1, 9, 70} {
+				const maxPos = 80
+				q, k, v := attnInputs(uint64(nPos), nPos, c.nHeads, c.nKV, c.hd, 1)
+				hk, hv := make([]float32, c.nKV*maxPos*c.hd), make([]float32, c.nKV*maxPos*c.hd)
+				for i := range hk {
+					hk[i], hv[i] = float32(math.NaN()), float32(math.NaN()) // unused rows poison
+				}
+				for p := range nPos {
+					for g := range c.nKV {
+						copy(hk[(g*maxPos+p)*c.hd:][:c.hd], k.s()[(p*c.nKV+g)*c.hd:])
+						copy(hv[(g*maxPos+p)*c.hd:][:c.hd], v.s()[(p*c.nKV+g)*c.hd:])
+					}
+				}
+				want, got := make([]float32, c.nHeads*c.hd), make([]float32, c.nHeads*c.hd)
+				scratch := make([]float32, nPos*c.nHeads)
+				Attention(want, q.s(), k.s(), v.s(), nPos, c.nHeads, c.nKV, c.hd, 0.1, scratch)
+				AttentionKV(got, q.s(), hk, hv, nPos, c.nHeads, c.nKV, c.hd, maxPos*c.hd, c.hd, 0.1, scratch, 0, c.nHeads)
+				if i := vecFirstDiff(got, want); i >= 0 {
+					t.Fatalf("AttentionKV head-major (%d/%d heads of %d, nPos %d) [%d] = %v, want %v", c.nHeads, c.nKV, c.hd, nPos, i, got[i], want[i])
+				}
+			}
+		}
+	})
+}
