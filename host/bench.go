@@ -22,7 +22,13 @@ type E2EResult struct {
 	PrefillMS float64 `json:"prefill_ms"`
 	// HostCallsPerFrame is the guest→host calls per decode step (0 native).
 	HostCallsPerFrame float64 `json:"host_calls_per_frame"`
+	// HostMSPerFrame is the part of MSPerFrame spent inside host functions
+	// (the kernels); the rest is the control core in wasm (0 native).
+	HostMSPerFrame float64 `json:"host_ms_per_frame"`
 }
+
+// hostTimer is implemented by engines that account time in host functions.
+type hostTimer interface{ hostTime() time.Duration }
 
 // BenchE2E submits streams seeded requests of textLen text ids that
 // generate exactly frames frames each (EOS masked until then), steps e until
@@ -59,6 +65,11 @@ func BenchE2E(ctx context.Context, e Engine, streams, frames, textLen int) (E2ER
 	res.PrefillMS = float64(time.Since(t0)) / 1e6
 	res.Steps = 1
 	calls0 := e.HostCalls()
+	var ht0 time.Duration
+	ht, timed := e.(hostTimer)
+	if timed {
+		ht0 = ht.hostTime()
+	}
 	t1 := time.Now()
 	for busy {
 		if busy, err = e.Step(); err != nil {
@@ -78,5 +89,8 @@ func BenchE2E(ctx context.Context, e Engine, streams, frames, textLen int) (E2ER
 	}
 	res.MSPerFrame = float64(decode) / 1e6 / float64(frames)
 	res.HostCallsPerFrame = float64(e.HostCalls()-calls0) / float64(res.Steps-1)
+	if timed {
+		res.HostMSPerFrame = float64(ht.hostTime()-ht0) / 1e6 / float64(frames)
+	}
 	return res, nil
 }

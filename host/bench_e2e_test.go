@@ -17,22 +17,22 @@ func TestBenchE2EReport(t *testing.T) {
 	if spec == "" {
 		t.Skip("set OMNI_E2E_MODEL (e.g. synth:0.6b) to measure native vs WASI ms_per_frame")
 	}
-	frames, _ := strconv.Atoi(os.Getenv("OMNI_E2E_FRAMES"))
-	if frames == 0 {
-		frames = 16
-	}
-	for _, streams := range []int{1, 8} {
-		for _, m := range []Mode{Native, WASI} {
-			e, err := Open(context.Background(), Options{Model: spec, Mode: m, MaxBatch: streams, Engine: core.Config{Throttle: core.Throttle{Disabled: true}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := BenchE2E(context.Background(), e, streams, frames, 8)
-			e.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("%+v", r)
+	env := func(k string, d int) int {
+		if v, _ := strconv.Atoi(os.Getenv(k)); v > 0 {
+			return v
 		}
+		return d
+	}
+	frames, reps, threads := env("OMNI_E2E_FRAMES", 16), env("OMNI_E2E_REPS", 3), env("OMNI_E2E_THREADS", 0)
+	for _, streams := range []int{1, 8} {
+		c, err := CompareE2E(context.Background(), Options{Model: spec, Threads: threads, Engine: core.Config{Throttle: core.Throttle{Disabled: true}}}, streams, frames, 8, reps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range c.Native {
+			t.Logf("streams %d run %d: native %.2f ms/frame, wasi %.2f ms/frame (%.2f in host functions, %.1f host calls/frame)", streams, i, c.Native[i].MSPerFrame, c.WASI[i].MSPerFrame, c.WASI[i].HostMSPerFrame, c.WASI[i].HostCallsPerFrame)
+		}
+		t.Logf("streams %d: guest accounting %+v", streams, c.Guest)
+		t.Logf("streams %d: median native %.2f ms/frame, wasi %.2f ms/frame, ratio %.3f", streams, c.NativeMS, c.WASIMS, c.Ratio)
 	}
 }

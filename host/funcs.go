@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -79,7 +80,9 @@ func registerFuncs(b wazero.HostModuleBuilder, s *hostState) error {
 		b.NewFunctionBuilder().
 			WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, m api.Module, stack []uint64) {
 				s.calls++
+				t0 := time.Now()
 				defer func() {
+					s.hostTime += time.Since(t0)
 					if r := recover(); r != nil {
 						s.lastFail = fmt.Sprintf("%s: %v", name, r)
 						stack[0] = uint64(uint32(abi.StatusInternal))

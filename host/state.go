@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/omni-tts/omni/predictor"
 	"github.com/omni-tts/omni/wasm/abi"
@@ -22,6 +23,7 @@ type hostState struct {
 	used   int64 // bytes the current instance holds
 
 	calls    uint64            // host calls since the state was made
+	hostTime time.Duration     // time spent inside host functions
 	names    map[string]string // interned tensor names for source_read
 	caches   []int32           // native cache handles of one attention call
 	lastFail string            // last host function panic, for diagnostics

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/omni-tts/omni/core"
 	"github.com/omni-tts/omni/predictor"
@@ -34,7 +35,8 @@ type wasiEngine struct {
 	nextID  uint64
 	closed  bool
 	wake    chan struct{}
-	replace uint64 // instances discarded so far
+	replace uint64   // instances discarded so far
+	guest   abi.Load // the guest's accounting at the last Load
 }
 
 // openWASI loads the weights natively, builds the runtime and the first
@@ -261,6 +263,7 @@ func (e *wasiEngine) Load() (core.Load, error) {
 		}
 		return core.Load{}, err
 	}
+	e.guest = *rep.Load
 	l := rep.Load
 	return core.Load{Running: l.Running, Waiting: l.Waiting, KVBytes: l.KVBytes, Steps: l.Steps}, nil
 }
@@ -273,6 +276,20 @@ func (e *wasiEngine) HostCalls() uint64 {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.s.calls
+}
+
+// guestLoad returns the guest's accounting from the last Load call.
+func (e *wasiEngine) guestLoad() abi.Load {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.guest
+}
+
+// hostTime returns the time spent in host functions so far.
+func (e *wasiEngine) hostTime() time.Duration {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.s.hostTime
 }
 
 // Replaced returns how many guest instances were discarded after a trap.

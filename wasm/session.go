@@ -8,6 +8,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"time"
 
 	"github.com/omni-tts/omni/core"
 	"github.com/omni-tts/omni/predictor"
@@ -26,6 +27,9 @@ type Session struct {
 	engine  *core.Engine
 	streams map[uint64]*stream
 	poll    context.Context // cancelled: makes Stream.Next a non-blocking poll
+
+	modelNS, stepNS, encodeNS int64 // time in the model, in Step, in drain+encode
+	steps                     uint64
 }
 
 // stream is one submitted request.
@@ -83,13 +87,19 @@ func (s *Session) run(c *abi.Command, r *abi.Reply) error {
 		runtime.Gosched() // let the engine's cancel hook run
 		return nil
 	case abi.CmdStep:
+		t0 := time.Now()
 		busy, err := s.engine.Step()
+		t1 := time.Now()
 		r.Busy = busy
 		r.Events = s.drain(r.Events)
+		s.stepNS += int64(t1.Sub(t0))
+		s.encodeNS += int64(time.Since(t1))
+		s.steps++
 		return err
 	case abi.CmdLoad:
 		l := s.engine.Load()
-		r.Load = &abi.Load{Running: l.Running, Waiting: l.Waiting, KVBytes: l.KVBytes, Steps: l.Steps}
+		r.Load = &abi.Load{Running: l.Running, Waiting: l.Waiting, KVBytes: l.KVBytes, Steps: l.Steps,
+			GuestSteps: s.steps, StepMS: float64(s.stepNS) / 1e6, ModelMS: float64(s.modelNS) / 1e6, EncodeMS: float64(s.encodeNS) / 1e6}
 		return nil
 	case abi.CmdProbe:
 		if c.Probe == nil {
@@ -150,10 +160,11 @@ func (s *Session) create(spec *abi.EngineSpec) error {
 	if err != nil {
 		return err
 	}
-	s.model, err = core.NewModel(s.weights, core.ModelOptions{MaxBatch: spec.MaxBatch, MaxLen: spec.MaxLen, Path: path})
+	m, err := core.NewModel(s.weights, core.ModelOptions{MaxBatch: spec.MaxBatch, MaxLen: spec.MaxLen, Path: path})
 	if err != nil {
 		return err
 	}
+	s.model = timedModel{Model: m, ns: &s.modelNS}
 	ec.Model, ec.IDs, ec.MaxBatch = s.model, core.IDsFromConfig(&cfg), spec.MaxBatch
 	ec.Sink, ec.Clock, ec.Stats, ec.Inline = nil, nil, nil, true
 	if s.engine, err = core.New(ec); err != nil {

@@ -109,4 +109,11 @@ type Load struct {
 	Waiting int    `json:"waiting"`
 	KVBytes int64  `json:"kv_bytes"`
 	Steps   uint64 `json:"steps"`
+	// The guest's own accounting since create: steps run, wall ms inside
+	// Step, of which ms inside the model (graph and kernels), and ms
+	// draining and encoding events.
+	GuestSteps uint64  `json:"guest_steps"`
+	StepMS     float64 `json:"step_ms"`
+	ModelMS    float64 `json:"model_ms"`
+	EncodeMS   float64 `json:"encode_ms"`
 }
