@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"reflect"
 	"strings"
 	"sync"
@@ -386,5 +387,81 @@ func TestManyStreamsRace(t *testing.T) {
 	}
 	if n := m.liveSeqs(); n != 0 {
 		t.Errorf("%d sequences leaked", n)
+	}
+}
+
+// TestEmbeddedPrompt checks that an embedded prompt reaches the talker as
+// given and that its trailing rows, then its pad row, are added to the
+// inputs after each frame.
+func TestEmbeddedPrompt(t *testing.T) {
+	m := &recordingFake{fakeModel: newFake(1)}
+	e, err := New(Config{Model: m, IDs: tinyIDs(), Inline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	emb := &EmbeddedPrompt{
+		Rows:     []float32{1, 2, 3, 4, 5, 6, 7, 8},
+		Trailing: []float32{0.5, 0.5, 0.5, 0.5},
+		Pad:      []float32{-1, -2, -3, -4},
+	}
+	r := Request{ID: "emb", Embedded: emb, Talker: DefaultTalkerSampling(), Predictor: DefaultPredictorSampling(), MaxFrames: 3}
+	r.Talker.Seed, r.Predictor.Seed = Seed(3), Seed(4)
+	s, err := e.Submit(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drain(t, e)
+	codes := s.Codes()
+	if len(codes) != 3 || len(m.inputs) != 2 {
+		t.Fatalf("%d frames and %d decode inputs, want 3 and 2", len(codes), len(m.inputs))
+	}
+	for f, extra := range [][]float32{emb.Trailing, emb.Pad} {
+		want := make([]float32, 4)
+		m.FrameEmbed(want, codes[f][:])
+		for j := range want {
+			want[j] += extra[j]
+		}
+		if !reflect.DeepEqual(m.inputs[f], want) {
+			t.Errorf("input after frame %d = %v, want %v", f, m.inputs[f], want)
+		}
+	}
+	for _, bad := range []*EmbeddedPrompt{
+		{Rows: []float32{1, 2, 3}},
+		{Rows: []float32{1, 2, 3, 4}, Trailing: []float32{1}},
+		{Rows: []float32{1, 2, 3, 4}, Pad: []float32{1}},
+		{Rows: []float32{1, 2, 3, float32(math.Inf(1))}},
+	} {
+		r.Embedded = bad
+		if _, err := e.Submit(context.Background(), r); !errors.Is(err, ErrInvalidRequest) {
+			t.Errorf("embedded %+v: err = %v, want ErrInvalidRequest", bad, err)
+		}
+	}
+}
+
+// TestCancelWhileWaiting ends a request cancelled before admission without
+// ever allocating its KV.
+func TestCancelWhileWaiting(t *testing.T) {
+	m := newFake(1)
+	e := newEngine(t, m, nil)
+	a, err := e.Submit(context.Background(), seeded("a", []int32{1}, 1, 5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	b, err := e.Submit(ctx, seeded("b", []int32{1}, 2, 5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Step(); err != nil { // admits a only (batch 1)
+		t.Fatal(err)
+	}
+	cancel()
+	drain(t, e)
+	if end := b.End(); end.Reason != EndCancelled || end.Frames != 0 {
+		t.Errorf("b ended %+v, want cancelled with no frames", end)
+	}
+	if a.End().Reason != EndLength || m.freed != 1 {
+		t.Errorf("a ended %v; %d sequences freed, want 1 (b never allocated)", a.End().Reason, m.freed)
 	}
 }
