@@ -28,7 +28,26 @@ type engineFlags struct {
 	Precision     string `default:"int8" enum:"fp32,int8,int8-fp32head" help:"Matrix precision: ${enum} (${default})."`
 	DeployProfile string `name:"deploy-profile" default:"auto" help:"Deploy profile: auto, edge, a user profile name or a JSON file (${default}); gives the KV budget and the chunk ramp." env:"OMNI_DEPLOY_PROFILE"`
 	HopDepth      int    `name:"hop-depth" default:"4" help:"Chunks the codec-stage queue holds (${default})."`
+	FramesPerTok  int    `name:"frames-per-token" default:"5" help:"Derived frame cap: frames allowed per text token (${default})."`
+	FrameFloor    int    `name:"frame-floor" default:"64" help:"Derived frame cap: at least this many frames (${default})."`
+	MaxNewTokens  int    `name:"max-new-tokens" default:"8192" help:"Absolute frame cap of any request (${default})."`
 	StatsDir      string `name:"stats-dir" help:"Keep the step-stats dump here (default: a temporary directory, or $OMNI_STEP_STATS_DIR)." env:"OMNI_STEP_STATS_DIR"`
+}
+
+// limits returns the frame-cap limits the flags give.
+func (f *engineFlags) limits() core.Limits {
+	return core.Limits{PerTextToken: f.FramesPerTok, Floor: f.FrameFloor, MaxNewTokens: f.MaxNewTokens}
+}
+
+// check refuses bad flag values before the (slow) model load.
+func (f *engineFlags) check() error {
+	if err := f.limits().Validate(); err != nil {
+		return err
+	}
+	if f.HopDepth < 1 {
+		return fmt.Errorf("--hop-depth %d must be >= 1", f.HopDepth)
+	}
+	return nil
 }
 
 // loadedModel is a model loaded on the native backend, ready to host
@@ -47,6 +66,9 @@ type loadedModel struct {
 // loadModel loads the flags' model on simd's native backend; maxBatch > 0
 // overrides the deploy profile's max_num_seqs.
 func loadModel(g *Globals, f *engineFlags, maxBatch int, logf func(string, ...any)) (*loadedModel, error) {
+	if err := f.check(); err != nil {
+		return nil, err
+	}
 	prec, err := predictor.ParsePrecision(f.Precision)
 	if err != nil {
 		return nil, err
@@ -136,6 +158,7 @@ func (lm *loadedModel) start() (*loadedEngine, error) {
 		KVBudgetBytes: prof.Memory.KVBytes,
 		Chunks:        prof.Ramp(),
 		HopDepth:      f.HopDepth,
+		Limits:        f.limits(),
 		Sink:          le.log,
 		Throttle:      core.Throttle{MarginMS: prof.ChunkMarginMS},
 		Stats:         le.rec,
@@ -171,6 +194,7 @@ type runCmd struct {
 	Layout    string `default:"streaming" enum:"streaming,non-streaming" help:"Prompt layout: ${enum} (${default})."`
 	MaxFrames int    `name:"max-frames" default:"50" help:"Frame cap (0 = derived from the text length) (${default})."`
 	Out       string `help:"Write the codes as JSON here (default: stdout)."`
+	Wasm      bool   `help:"Run the engine as the WASI guest (wazero; kernels as host functions)."`
 
 	Seed              *int64  `help:"Codebook-0 generator seed (default: the engine's generator)."`
 	PredictorSeed     *int64  `name:"predictor-seed" help:"Codebooks 1..15 generator seed (default: the engine's generator)."`
@@ -254,6 +278,9 @@ func (c *runCmd) Run(g *Globals, ctx context.Context) error {
 	req, err := c.request()
 	if err != nil {
 		return err
+	}
+	if c.Wasm {
+		return c.runWasm(g, ctx, req)
 	}
 	lm, err := loadModel(g, &c.engineFlags, 1, logf)
 	if err != nil {
