@@ -25,7 +25,7 @@ func TestBenchE2EReport(t *testing.T) {
 	}
 	frames, reps, threads := env("OMNI_E2E_FRAMES", 16), env("OMNI_E2E_REPS", 3), env("OMNI_E2E_THREADS", 0)
 	for _, streams := range []int{1, 8} {
-		c, err := CompareE2E(context.Background(), Options{Model: spec, Threads: threads, Engine: core.Config{Throttle: core.Throttle{Disabled: true}}}, streams, frames, 8, reps)
+		c, err := CompareE2E(context.Background(), Options{Model: spec, Threads: threads, Engine: core.Config{Throttle: core.Throttle{Disabled: true}}}, streams, frames, 8, 4, reps)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -25,11 +25,12 @@ type E2EComparison struct {
 }
 
 // CompareE2E loads o's model once and measures the same seeded workload
-// (BenchE2E) reps times in each mode, alternating which goes first, so
+// (BenchE2E) reps times in each mode, after one warm-up pass of warmup
+// frames (none below 2), alternating which goes first, so
 // that both modes share the weights, the kernels and the machine's
 // momentary load. The native side is core.Engine linked into this program,
 // running on the host's handles.
-func CompareE2E(ctx context.Context, o Options, streams, frames, textLen, reps int) (*E2EComparison, error) {
+func CompareE2E(ctx context.Context, o Options, streams, frames, textLen, warmup, reps int) (*E2EComparison, error) {
 	if reps < 1 {
 		return nil, fmt.Errorf("host: compare with %d repetitions", reps)
 	}
@@ -72,6 +73,13 @@ func CompareE2E(ctx context.Context, o Options, streams, frames, textLen, reps i
 	ne := &nativeEngine{e: ce}
 	defer ce.Close()
 	c := &E2EComparison{}
+	if warmup >= 2 {
+		for _, e := range []Engine{ne, we} {
+			if _, err := BenchE2E(ctx, e, streams, warmup, textLen); err != nil {
+				return nil, fmt.Errorf("host: %v warm-up: %w", e.Mode(), err)
+			}
+		}
+	}
 	for i := 0; i < reps; i++ {
 		order := []Engine{ne, we}
 		if i%2 == 1 {

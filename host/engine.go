@@ -107,6 +107,11 @@ type Stream interface {
 	Wait(ctx context.Context) (core.End, error)
 	// Codes returns every frame's codes once the stream is done.
 	Codes() [][core.Codebooks]int32
+	// Submitted returns the engine clock at Submit.
+	Submitted() time.Duration
+	// Arrivals returns the audio-carrying chunks received so far (in WASI
+	// mode: when the host received them, on the engine's host clock).
+	Arrivals() []core.Arrival
 }
 
 // withDefaults fills the zero fields.

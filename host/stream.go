@@ -26,6 +26,9 @@ func (s *wasiStream) deliver(w *abi.Event) bool {
 	case core.EventChunk:
 		c := core.Chunk{Index: w.Index, First: w.First, Frames: w.Frames, LeftContext: w.LeftContext, Final: w.Final,
 			ReadyAt: time.Duration(w.ReadyAt), PutAt: time.Duration(w.PutAt), GotAt: time.Duration(w.GotAt)}
+		if c.Frames > 0 && s.clock != nil {
+			s.arrivals = append(s.arrivals, core.Arrival{At: s.clock(), AudioMS: c.AudioMS()})
+		}
 		if lo, hi := w.First-w.LeftContext, w.First+w.Frames; lo >= 0 && lo <= hi && hi <= len(s.codes) {
 			c.Codes = s.codes[lo:hi:hi]
 		}
@@ -149,4 +152,15 @@ func (s *wasiStream) Codes() [][core.Codebooks]int32 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([][core.Codebooks]int32(nil), s.codes...)
+}
+
+// Submitted implements Stream (host clock).
+func (s *wasiStream) Submitted() time.Duration { return s.submitted }
+
+// Arrivals implements Stream: when the host received each audio-carrying
+// chunk (host clock).
+func (s *wasiStream) Arrivals() []core.Arrival {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]core.Arrival(nil), s.arrivals...)
 }

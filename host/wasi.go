@@ -35,8 +35,9 @@ type wasiEngine struct {
 	nextID  uint64
 	closed  bool
 	wake    chan struct{}
-	replace uint64   // instances discarded so far
-	guest   abi.Load // the guest's accounting at the last Load
+	epoch   time.Time // the host clock's zero for Submitted and Arrivals
+	replace uint64    // instances discarded so far
+	guest   abi.Load  // the guest's accounting at the last Load
 }
 
 // openWASI loads the weights natively, builds the runtime and the first
@@ -91,6 +92,7 @@ func newWASIEngine(ctx context.Context, o Options, src predictor.Source, s *host
 		},
 		streams: map[uint64]*wasiStream{},
 		wake:    make(chan struct{}, 1),
+		epoch:   time.Now(),
 	}
 	e.mu.Lock()
 	_, err = e.instance()
@@ -157,6 +159,8 @@ func (e *wasiEngine) Submit(ctx context.Context, req core.Request) (Stream, erro
 		return nil, err
 	}
 	st := newWASIStream(req, id)
+	st.clock = func() time.Duration { return time.Since(e.epoch) }
+	st.submitted = st.clock()
 	e.streams[id] = st
 	st.stopCtx = context.AfterFunc(ctx, func() {
 		st.cancelReq.Store(true)
@@ -368,12 +372,16 @@ type wasiStream struct {
 	cancelSent bool // owned by the step goroutine
 	stopCtx    func() bool
 
-	mu     sync.Mutex
-	events []core.Event
-	notify chan struct{}
-	codes  [][core.Codebooks]int32
-	end    core.End
-	done   chan struct{}
+	clock     func() time.Duration
+	submitted time.Duration
+
+	mu       sync.Mutex
+	arrivals []core.Arrival
+	events   []core.Event
+	notify   chan struct{}
+	codes    [][core.Codebooks]int32
+	end      core.End
+	done     chan struct{}
 }
 
 func newWASIStream(req core.Request, id uint64) *wasiStream {

@@ -22,6 +22,7 @@ type benchE2ECmd struct {
 	Frames  int  `default:"50" help:"Frames per stream; EOS is masked so every stream runs all of them (${default})."`
 	Warmup  int  `default:"4" help:"Frames of a warm-up pass before the timed run (${default})."`
 	JSON    bool `name:"json" help:"Print one JSON object on stdout."`
+	Wasm    bool `help:"Run the engine as the WASI guest (wazero), with the native figure measured in the same run."`
 }
 
 // e2eReport is what "omni bench e2e --json" prints.
@@ -59,6 +60,9 @@ type e2eReport struct {
 func (c *benchE2ECmd) Run(g *Globals, ctx context.Context) error {
 	if c.Streams < 1 || c.Frames < 2 || c.Warmup < 0 {
 		return fmt.Errorf("bench e2e: --streams %d must be >= 1, --frames %d >= 2, --warmup %d >= 0", c.Streams, c.Frames, c.Warmup)
+	}
+	if c.Wasm {
+		return c.runWasm(g, ctx)
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(g.Stderr, "bench e2e: "+format+"\n", a...) }
 	lm, err := loadModel(g, &c.engineFlags, c.Streams, logf)

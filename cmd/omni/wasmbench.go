@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/omni-tts/omni/core"
+	"github.com/omni-tts/omni/host"
+)
+
+// wasmE2EReport is what "omni bench e2e --wasm --json" prints: the WASI
+// figures with the native figure measured in the same run on the same
+// weights.
+type wasmE2EReport struct {
+	Model     string `json:"model"`
+	Precision string `json:"precision"`
+	Threads   int    `json:"threads"`
+	Streams   int    `json:"streams"`
+	Frames    int    `json:"frames"`
+	Mode      string `json:"mode"` // "wasi"
+
+	MsPerFrame        float64 `json:"ms_per_frame"` // median over the runs, WASI
+	RTF               float64 `json:"rtf"`
+	NativeMsPerFrame  float64 `json:"native_ms_per_frame"` // median, same run
+	Ratio             float64 `json:"wasi_over_native"`
+	HostCallsPerFrame float64 `json:"host_calls_per_frame"` // guest→host calls per decode step
+	HostMsPerFrame    float64 `json:"host_ms_per_frame"`    // of ms_per_frame, inside host functions (kernels)
+
+	Runs []host.E2EResult `json:"runs"`
+}
+
+// wasmE2ERuns is how many timed runs of each mode --wasm alternates.
+const wasmE2ERuns = 3
+
+// runWasm is "omni bench e2e --wasm".
+func (c *benchE2ECmd) runWasm(g *Globals, ctx context.Context) error {
+	o, done, err := wasmOptions(g, &c.engineFlags, c.Streams)
+	if err != nil {
+		return err
+	}
+	defer done()
+	fmt.Fprintf(g.Stderr, "bench e2e: %s in %s, %d stream(s) × %d frames, native and WASI alternating, %d runs each\n", c.Model, o.Precision, c.Streams, c.Frames, wasmE2ERuns)
+	cmp, err := host.CompareE2E(ctx, o, c.Streams, c.Frames, len(demoTextIDs), c.Warmup, wasmE2ERuns)
+	if err != nil {
+		return err
+	}
+	r := wasmE2EReport{
+		Model: c.Model, Precision: o.Precision.String(), Threads: g.Threads, Streams: c.Streams, Frames: c.Frames, Mode: "wasi",
+		MsPerFrame: cmp.WASIMS, RTF: cmp.WASIMS / core.FrameMS, NativeMsPerFrame: cmp.NativeMS, Ratio: cmp.Ratio,
+		HostCallsPerFrame: cmp.HostCallsPerFrame,
+		Runs:              append(append([]host.E2EResult(nil), cmp.Native...), cmp.WASI...),
+	}
+	var hm []float64
+	for _, w := range cmp.WASI {
+		hm = append(hm, w.HostMSPerFrame)
+	}
+	r.HostMsPerFrame = median(hm)
+	if c.JSON {
+		enc := json.NewEncoder(g.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	fmt.Fprintf(g.Stdout, "e2e %s %s, %d stream(s) × %d frames, mode wasi\n", r.Model, r.Precision, r.Streams, r.Frames)
+	fmt.Fprintf(g.Stdout, "  %.2f ms/frame (RTF %.3f); native %.2f ms/frame in the same run: ratio %.3f\n", r.MsPerFrame, r.RTF, r.NativeMsPerFrame, r.Ratio)
+	fmt.Fprintf(g.Stdout, "  %.0f host calls/frame, %.2f ms/frame inside host functions\n", r.HostCallsPerFrame, r.HostMsPerFrame)
+	return nil
+}
