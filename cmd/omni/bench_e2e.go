@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"sync"
 	"time"
 
@@ -225,16 +224,5 @@ type e2eEngine struct {
 	streams []*core.Stream
 }
 
-// median returns the median of v (the mean of the middle two for even n).
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
+// median returns the median of v (0 when empty).
+func median(v []float64) float64 { return predMedian(v) }
