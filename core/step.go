@@ -91,11 +91,10 @@ func (e *Engine) reap() {
 	}
 }
 
-// compactAfterReap keeps the pending rows of the surviving streams in step
-// with e.running after reap dropped some (only prefilled rows carry state
-// between steps: their hidden and logits).
+// compactAfterReap packs the batch rows of the k surviving streams (their
+// pending hidden and logits, the state carried between steps) into rows
+// 0..k-1, in e.running's order, after reap dropped some.
 func (e *Engine) compactAfterReap(k int) {
-	// Rows are re-gathered from each stream's saved position.
 	H, V := e.dims.Hidden, e.dims.Vocab
 	for i := 0; i < k; i++ {
 		s := e.running[i]
@@ -105,10 +104,7 @@ func (e *Engine) compactAfterReap(k int) {
 			s.row = i
 		}
 	}
-	for i := k; i < len(e.running); i++ {
-		e.running[i] = nil
-	}
-	e.running = e.running[:k]
+	e.truncate(k)
 }
 
 // schedule pops the waiting requests to admit this step: in order, while a
