@@ -465,3 +465,48 @@ func TestCancelWhileWaiting(t *testing.T) {
 		t.Errorf("a ended %v; %d sequences freed, want 1 (b never allocated)", a.End().Reason, m.freed)
 	}
 }
+
+// TestCancelKeepsOtherRows cancels the first of three batched streams
+// mid-run: the others' rows move up the batch and their codes must still
+// equal their solo runs.
+func TestCancelKeepsOtherRows(t *testing.T) {
+	reqs := []Request{seeded("a", []int32{1, 2}, 21, 20), seeded("b", []int32{3}, 22, 20), seeded("c", []int32{4, 5, 6}, 23, 20)}
+	solo := func(r Request) [][Codebooks]int32 {
+		e := newEngine(t, newFake(1), nil)
+		s, err := e.Submit(context.Background(), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		drain(t, e)
+		return s.Codes()
+	}
+	e := newEngine(t, newFake(3), nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	var ss []*Stream
+	for i, r := range reqs {
+		c := context.Background()
+		if i == 0 {
+			c = ctx
+		}
+		s, err := e.Submit(c, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ss = append(ss, s)
+	}
+	for i := 0; i < 5; i++ {
+		if _, err := e.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancel()
+	drain(t, e)
+	if r := ss[0].End().Reason; r != EndCancelled {
+		t.Errorf("a ended %v, want cancelled", r)
+	}
+	for i := 1; i < 3; i++ {
+		if got, want := ss[i].Codes(), solo(reqs[i]); !reflect.DeepEqual(got, want) {
+			t.Errorf("stream %s: codes after the cancel differ from its solo run", reqs[i].ID)
+		}
+	}
+}
