@@ -9,7 +9,7 @@ import _ "embed"
 //
 //go:generate env GOFLAGS= GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 go build -buildmode=c-shared -trimpath -buildvcs=false -o guest.wasm ../wasm/guest
 
-// GuestWasm is the embedded guest module (a WASI reactor).
+// guestWasm is the embedded guest module (a WASI reactor).
 //
 //go:embed guest.wasm
 var guestWasm []byte
