@@ -18,17 +18,24 @@ type Task interface {
 
 // Pool runs Tasks on long-lived worker goroutines, each locked to its OS
 // thread (runtime.LockOSThread), so that kernels run on distinct cores
-// without goroutine hand-off costs inside a pass. An idle worker spins for
-// spinFor before it parks, so the back-to-back calls of a forward pass
-// hand work over in well under a microsecond (a futex wake-up costs tens of
-// µs on a VM). A Pool serves one Run at a time: concurrent callers are
-// serialized; a Task must not call Run on its own pool.
+// without goroutine hand-off costs inside a pass.
+//
+// An idle worker spins for spinFor before it parks, so the back-to-back
+// calls of a forward pass hand work over in well under a microsecond (a
+// futex wake-up costs tens of µs on a VM). A worker must claim its chunk
+// before running it; a chunk still unclaimed when the caller has finished
+// its own is run by the caller, so a worker that the OS has descheduled (a
+// loaded machine) delays a call by at most the chunk it already started.
+//
+// A Pool serves one call at a time: concurrent callers are serialized; a
+// Task must not call Run on its own pool.
 type Pool struct {
 	threads int
 	mu      sync.Mutex
 	workers []*poolWorker // threads-1 of them
 	closed  atomic.Bool
 
+	dyn dynTask
 	q8  gemmQ8Task
 	f32 gemmF32Task
 }
@@ -36,10 +43,18 @@ type Pool struct {
 // spinFor is how long an idle worker polls for work before parking.
 const spinFor = 200 * time.Microsecond
 
+// Worker job states.
+const (
+	jobPosted  = iota // posted, not yet claimed
+	jobRunning        // claimed by the worker
+	jobDone           // finished by the worker
+	jobTaken          // claimed by the caller (run there, or nothing to run)
+)
+
 type poolWorker struct {
 	job      poolJob
-	seq      atomic.Uint64 // bumped by the dispatcher after writing job
-	done     atomic.Uint64 // set to seq by the worker when the job is done
+	state    atomic.Int32
+	seq      atomic.Uint64 // bumped by every post
 	sleeping atomic.Bool
 	wake     chan struct{}
 	_        [64]byte // keep workers' hot words on separate cache lines
@@ -68,6 +83,7 @@ func NewPool(threads int) *Pool {
 	p := &Pool{threads: threads}
 	for i := 0; i < threads-1; i++ {
 		w := &poolWorker{wake: make(chan struct{}, 1)}
+		w.state.Store(jobTaken)
 		p.workers = append(p.workers, w)
 		go w.loop(&p.closed)
 	}
@@ -78,7 +94,7 @@ func (w *poolWorker) loop(closed *atomic.Bool) {
 	runtime.LockOSThread()
 	var last uint64
 	for {
-		// Wait for seq to move: spin, then park.
+		// Wait for a post: spin, then park.
 		t0 := time.Now()
 		for spins := 0; w.seq.Load() == last; spins++ {
 			if closed.Load() {
@@ -94,16 +110,19 @@ func (w *poolWorker) loop(closed *atomic.Bool) {
 			}
 		}
 		last = w.seq.Load()
-		j := w.job
-		j.t.RunRange(j.lo, j.hi)
-		w.job.t = nil
-		w.done.Store(last)
+		if w.state.CompareAndSwap(jobPosted, jobRunning) {
+			j := w.job
+			j.t.RunRange(j.lo, j.hi)
+			w.state.Store(jobDone)
+		}
 	}
 }
 
-// post hands job to the worker and wakes it if it parked.
+// post hands job to the worker and wakes it if it parked. The previous job
+// must be finished or taken.
 func (w *poolWorker) post(j poolJob) {
 	w.job = j
+	w.state.Store(jobPosted)
 	w.seq.Add(1)
 	if w.sleeping.Load() {
 		select {
@@ -113,10 +132,18 @@ func (w *poolWorker) post(j poolJob) {
 	}
 }
 
-// wait returns when the worker has finished its last job.
-func (w *poolWorker) wait() {
-	want := w.seq.Load()
-	for spins := 0; w.done.Load() != want; spins++ {
+// finish returns once the worker's job is done or taken back; it reports
+// whether it was taken back (so the caller must run it).
+func (w *poolWorker) finish() (takenBack bool) {
+	for spins := 0; ; spins++ {
+		switch w.state.Load() {
+		case jobDone:
+			return false
+		case jobPosted:
+			if w.state.CompareAndSwap(jobPosted, jobTaken) {
+				return true
+			}
+		}
 		if spins&1023 == 1023 {
 			runtime.Gosched()
 		}
@@ -172,9 +199,61 @@ func (p *Pool) run(t Task, n, grain int) {
 	}
 	t.RunRange(0, bound(1))
 	for c := 1; c < k; c++ {
-		p.workers[c-1].wait()
+		if p.workers[c-1].finish() {
+			t.RunRange(bound(c), bound(c+1))
+		}
 	}
 }
+
+// dynTask hands out chunks of [0, n) from a shared counter to whoever
+// asks: the caller and every worker that got to run.
+type dynTask struct {
+	t        Task
+	n, chunk int64
+	next     atomic.Int64
+}
+
+// RunRange implements Task; its arguments are ignored.
+func (d *dynTask) RunRange(_, _ int) {
+	for {
+		c := d.next.Add(d.chunk) - d.chunk
+		if c >= d.n {
+			return
+		}
+		d.t.RunRange(int(c), int(min(c+d.chunk, d.n)))
+	}
+}
+
+// runDynamic runs t over [0, n) in chunks of chunk claimed dynamically by
+// the caller and the workers (p.mu held): however late a worker starts,
+// the call waits at most for the one chunk it runs.
+func (p *Pool) runDynamic(t Task, n, chunk int) {
+	chunk = max(chunk, 1)
+	k := min(p.threads, (n+chunk-1)/chunk)
+	if k <= 1 {
+		t.RunRange(0, n)
+		return
+	}
+	if p.closed.Load() {
+		panic("simd: Pool.Run after Close")
+	}
+	d := &p.dyn
+	d.t, d.n, d.chunk = t, int64(n), int64(chunk)
+	d.next.Store(0)
+	for c := 1; c < k; c++ {
+		p.workers[c-1].post(poolJob{d, 0, 0})
+	}
+	d.RunRange(0, 0)
+	for c := 1; c < k; c++ {
+		p.workers[c-1].finish() // a job taken back has nothing left to run
+	}
+	d.t = nil
+}
+
+// poolChunkBytes is the weight bytes of one dynamically claimed chunk of a
+// GEMM split: large enough to stream efficiently, small enough that a late
+// worker costs little.
+const poolChunkBytes = 256 << 10
 
 // gemmQ8Task splits GemmQ8 over output panels.
 type gemmQ8Task struct {
@@ -200,7 +279,7 @@ func (p *Pool) GemmQ8(y []float32, x *Q8Input, w *Q8Matrix) {
 	defer p.mu.Unlock()
 	t := &p.q8
 	t.y, t.x, t.w = y, x, w
-	p.run(t, w.panels, 1)
+	p.runDynamic(t, w.panels, max(1, min(poolChunkBytes/w.panelBytes, w.panels/p.threads)))
 	t.y, t.x, t.w = nil, nil, nil
 }
 
@@ -228,6 +307,6 @@ func (p *Pool) GemmF32(y, x []float32, m int, w *F32Matrix) {
 	defer p.mu.Unlock()
 	t := &p.f32
 	t.y, t.x, t.m, t.w = y, x, m, w
-	p.run(t, w.panels, 1)
+	p.runDynamic(t, w.panels, max(1, min(poolChunkBytes/(64*w.cols), w.panels/p.threads)))
 	t.y, t.x, t.w = nil, nil, nil
 }
