@@ -73,13 +73,34 @@ func loadPredictor(t testing.TB, src predictor.Source, prec predictor.Precision,
 	return p
 }
 
-func TestPredictorMatchesReference(t *testing.T) {
-	for _, tc := range []struct {
+// testSources returns the predictor test models: two random in-memory ones
+// (identity and projection) and the synthetic tiny and tiny-wide.
+func testSources(t *testing.T) []struct {
+	name string
+	src  predictor.Source
+} {
+	out := []struct {
 		name string
-		g    tinyGeom
-	}{{"identity", smallGeom}, {"projection", projGeom}} {
+		src  predictor.Source
+	}{{"identity", tinyModel(smallGeom, 1)}, {"projection", tinyModel(projGeom, 1)}}
+	for _, spec := range []string{"synth:tiny", "synth:tiny-wide"} {
+		src, err := predictor.OpenModel(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { src.Close() })
+		out = append(out, struct {
+			name string
+			src  predictor.Source
+		}{spec, src})
+	}
+	return out
+}
+
+func TestPredictorMatchesReference(t *testing.T) {
+	for _, tc := range testSources(t) {
 		t.Run(tc.name, func(t *testing.T) {
-			src := tinyModel(tc.g, 1)
+			src := tc.src
 			c := src.Config()
 			ref := loadRefPredictor(t, src)
 			for _, path := range []predictor.Path{predictor.Incremental, predictor.FullPrefix} {
@@ -109,7 +130,12 @@ func TestPredictorMatchesReference(t *testing.T) {
 }
 
 func TestIncrementalEqualsFullPrefix(t *testing.T) {
-	src := tinyModel(smallGeom, 3)
+	for _, tc := range testSources(t) {
+		testIncrementalEqualsFull(t, tc.name, tc.src)
+	}
+}
+
+func testIncrementalEqualsFull(t *testing.T, name string, src predictor.Source) {
 	c := src.Config()
 	for _, prec := range []predictor.Precision{predictor.FP32, predictor.Int8} {
 		inc := loadPredictor(t, src, prec, predictor.PredictorOptions{MaxBatch: 2})
@@ -124,7 +150,7 @@ func TestIncrementalEqualsFullPrefix(t *testing.T) {
 				maxDiff = math.Max(maxDiff, math.Abs(float64(a[g][i]-b[g][i])))
 			}
 			if maxDiff > 1e-5*maxAbs {
-				t.Errorf("%s codebook %d: incremental vs full max |Δ| %g (max |logit| %g)", prec, g+1, maxDiff, maxAbs)
+				t.Errorf("%s %s codebook %d: incremental vs full max |Δ| %g (max |logit| %g)", name, prec, g+1, maxDiff, maxAbs)
 			}
 		}
 	}

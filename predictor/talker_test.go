@@ -37,7 +37,12 @@ func near(got float32, want, tol float64) bool {
 }
 
 func TestTalkerMatchesReference(t *testing.T) {
-	src := tinyModel(smallGeom, 21)
+	for _, tc := range testSources(t) {
+		t.Run(tc.name, func(t *testing.T) { testTalkerMatchesReference(t, tc.src) })
+	}
+}
+
+func testTalkerMatchesReference(t *testing.T, src predictor.Source) {
 	c := src.Config()
 	H, V := c.Talker.Hidden, c.TalkerVocab
 	dec := loadRefDecoder(t, src, "talker.model.", c.Talker)
