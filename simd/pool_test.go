@@ -3,6 +3,7 @@ package simd
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -145,4 +146,38 @@ func TestPoolHammer(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestPoolOneProc runs the pool with GOMAXPROCS(1), where the workers
+// rarely get to run: the caller takes their chunks back, and every index
+// still runs exactly once with exact GEMM results.
+func TestPoolOneProc(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	p := NewPool(3)
+	defer p.Close()
+	for it := 0; it < 200; it++ {
+		n := 1 + it%37
+		c := &countTask{hits: make([]atomic.Int32, n), grain: 1}
+		p.Run(c, n, 1)
+		for i := range c.hits {
+			if c.hits[i].Load() != 1 {
+				t.Fatalf("Run(n=%d) under GOMAXPROCS(1): index %d ran %d times", n, i, c.hits[i].Load())
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(19, 20))
+	w, _ := QuantizeQ8(randWeights(rng, 300, 64, 32), 300, 64, 32)
+	x := NewQ8Input(2, 64, 32)
+	x.Quantize(randActs(rng, 2, 64), 2)
+	want, y := make([]float32, 600), make([]float32, 600)
+	GemmQ8(want, x, w)
+	for it := 0; it < 100; it++ {
+		clear(y)
+		p.GemmQ8(y, x, w)
+		for i := range y {
+			if y[i] != want[i] {
+				t.Fatalf("Pool.GemmQ8 under GOMAXPROCS(1), call %d: [%d] = %v, want %v", it, i, y[i], want[i])
+			}
+		}
+	}
 }
