@@ -67,8 +67,13 @@ type Options struct {
 	// FS, when set, is mounted read-only as the guest's root; by default the
 	// guest has no filesystem.
 	FS fs.FS
-	// CallTimeout bounds one guest call (default 2 minutes); an overrun
-	// discards the instance like a trap.
+	// Interruptible compiles the guest with context checks so that
+	// CallTimeout can stop a guest stuck in a loop. They slow the control
+	// core in wasm about threefold (measured), so they are off by default:
+	// a Go guest that deadlocks or panics traps by itself either way.
+	Interruptible bool
+	// CallTimeout bounds one guest call when Interruptible (default 2
+	// minutes); an overrun discards the instance like a trap.
 	CallTimeout time.Duration
 	// GuestModule replaces the embedded guest (tests).
 	GuestModule []byte

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/omni-tts/omni/core"
 	"github.com/omni-tts/omni/predictor"
@@ -234,5 +235,22 @@ func TestBadHostCallIsAnErrorNotATrap(t *testing.T) {
 	}
 	if w.Replaced() != 0 {
 		t.Errorf("a refused host call replaced the instance")
+	}
+}
+
+func TestTimeoutReplacesSpinningInstance(t *testing.T) {
+	e, err := Open(context.Background(), Options{Model: "synth:tiny", Mode: WASI, MaxBatch: 1, Threads: 1,
+		Interruptible: true, CallTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	w := e.(*wasiEngine)
+	if _, err := w.fault(abi.FaultSpin); !errors.Is(err, ErrTrapped) {
+		t.Fatalf("spinning guest: err %v, want ErrTrapped after the call timeout", err)
+	}
+	codes, ends := runAll(t, e, seededRequests(1, 4))
+	if ends[0].Reason != core.EndLength || len(codes[0]) != 4 {
+		t.Errorf("after the timeout: ended %+v with %d frames", ends[0], len(codes[0]))
 	}
 }

@@ -27,6 +27,9 @@ type vmConfig struct {
 	stderr   io.Writer // guest stderr (panic messages); nil = discarded
 	fsys     fs.FS     // read-only root for the guest; nil = no filesystem
 	mounts   []string  // absolute host directories mounted read-only at the same guest path
+	// interruptible compiles the guest with context checks, so a call
+	// timeout can stop a runaway loop (measured ~3× slower guest code).
+	interruptible bool
 }
 
 // vm is one wazero runtime with the host functions of one engine and the
@@ -74,7 +77,7 @@ func newVM(ctx context.Context, s *hostState, cfg vmConfig) (*vm, error) {
 		WithCompilationCache(v.cache).
 		WithMemoryLimitPages(cfg.pages).
 		WithMemoryCapacityFromMax(true).
-		WithCloseOnContextDone(true)
+		WithCloseOnContextDone(cfg.interruptible)
 	v.rt = wazero.NewRuntimeWithConfig(ctx, rc)
 	fail := func(err error) (*vm, error) {
 		v.close(ctx)

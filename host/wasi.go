@@ -80,7 +80,7 @@ func newWASIEngine(ctx context.Context, o Options, src predictor.Source, s *host
 	if err != nil {
 		return nil, fmt.Errorf("host: encode engine settings: %w", err)
 	}
-	v, err := newVM(ctx, s, vmConfig{module: o.GuestModule, pages: o.MemoryPages, cacheDir: o.CacheDir, stderr: o.Stderr, fsys: o.FS})
+	v, err := newVM(ctx, s, vmConfig{module: o.GuestModule, pages: o.MemoryPages, cacheDir: o.CacheDir, stderr: o.Stderr, fsys: o.FS, interruptible: o.Interruptible})
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +110,11 @@ func (e *wasiEngine) instance() (*instance, error) {
 	if e.in != nil && e.in.mod != nil {
 		return e.in, nil
 	}
-	in, err := e.v.newInstance(e.ctx, e.s, e.opts.CallTimeout)
+	limit := time.Duration(0)
+	if e.opts.Interruptible {
+		limit = e.opts.CallTimeout
+	}
+	in, err := e.v.newInstance(e.ctx, e.s, limit)
 	if err != nil {
 		return nil, err
 	}

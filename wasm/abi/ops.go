@@ -119,7 +119,7 @@ const (
 	// host backend and checks it against a plain loop in the guest.
 	ExportSelfTest = "omni_selftest"
 	// ExportFault (kind i32) i32 makes the guest fail on purpose (FaultPanic,
-	// FaultDeadlock) so hosts can test instance replacement.
+	// FaultDeadlock, FaultSpin) so hosts can test instance replacement.
 	ExportFault = "omni_fault"
 	// ExportCall (ptr, len i32) i32 runs one JSON command (see package wasm)
 	// held in guest memory and leaves the JSON reply for ExportReply.
@@ -134,4 +134,5 @@ const (
 	FaultPanic    = 1
 	FaultDeadlock = 2
 	FaultBadCall  = 3 // a host call with a wild pointer: must come back as an error, not a trap
+	FaultSpin     = 4 // loop forever: only an interruptible host's timeout ends it
 )

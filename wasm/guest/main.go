@@ -24,6 +24,8 @@ var (
 	sess  = wasm.NewSession()
 	in    []byte
 	reply []byte
+
+	spinSink uint64 // written by FaultSpin so the loop is not optimised away
 )
 
 // addr returns the guest offset of b's first byte (0 when empty).
@@ -122,6 +124,10 @@ func omniFault(kind int32) int32 {
 		panic(fmt.Sprintf("omni: test fault %d", kind))
 	case abi.FaultDeadlock:
 		select {}
+	case abi.FaultSpin:
+		for n := uint64(0); ; n++ {
+			spinSink = n
+		}
 	case abi.FaultBadCall:
 		// A matmul whose output lies far outside memory: the host must
 		// refuse it with a status, not trap.
