@@ -119,6 +119,8 @@ func TestHostileGuest(t *testing.T) {
 		{"table write at row -1", abi.StatusBadArgument},
 		{"odd rope head size", abi.StatusBadArgument},
 		{"negative length", abi.StatusBadLength},
+		{"attention into a host cache", abi.StatusReadOnly},
+		{"good attention", abi.StatusOK},
 	}
 	for k, c := range cases {
 		r, err := attack.Call(context.Background(), uint64(k))

@@ -440,6 +440,9 @@ func (s *hostState) attention(mem api.Memory, st []uint64) abi.Status {
 		if x != abi.StatusOK {
 			return x
 		}
+		if c.owner == ownerHost {
+			return abi.StatusReadOnly // attention writes k and v into the cache
+		}
 		if r == 0 {
 			kvh = c.dims[1]
 		}

@@ -86,6 +86,14 @@ func ownMatrix() int32 {
 	return out[0]
 }
 
+// ownKV makes a kv cache of the guest's own (1 layer, 1 head, 8, 4).
+func ownKV() int32 {
+	if s := newKV(1, 1, 8, 4, pi(&out[0])); s != 0 {
+		return -s
+	}
+	return out[0]
+}
+
 const wild = 0xfffffff0
 
 // attack runs case k and returns the host's status (or -1 for a case that
@@ -139,16 +147,22 @@ func attack(k int32) int32 {
 	case 16: // negative per_row
 		return embed(y, 8, pi(&ibuf[0]), 1, -1, hTab)
 	case 17: // attention at a position past the cache
-		ibuf[0], ibuf[1] = hKV, 4
+		kv := ownKV()
+		defer free(kv)
+		ibuf[0], ibuf[1] = kv, 4
 		return attention(y, 8, x, 24, 1, pi(&ibuf[0]), 1, pi(&ibuf[1]), 1, 0, hVec, hVec, hRope, 1, 1e-6)
 	case 18: // attention with a matrix posing as a cache
 		ibuf[0], ibuf[1] = hMat, 0
 		return attention(y, 8, x, 24, 1, pi(&ibuf[0]), 1, pi(&ibuf[1]), 1, 0, hVec, hVec, hRope, 1, 1e-6)
 	case 19: // attention at a layer the cache lacks
-		ibuf[0], ibuf[1] = hKV, 0
+		kv := ownKV()
+		defer free(kv)
+		ibuf[0], ibuf[1] = kv, 0
 		return attention(y, 8, x, 24, 1, pi(&ibuf[0]), 1, pi(&ibuf[1]), 1, 7, hVec, hVec, hRope, 1, 1e-6)
 	case 20: // attention with a huge head count
-		ibuf[0], ibuf[1] = hKV, 0
+		kv := ownKV()
+		defer free(kv)
+		ibuf[0], ibuf[1] = kv, 0
 		return attention(y, 8, x, 24, 1, pi(&ibuf[0]), 1, pi(&ibuf[1]), 1, 0, hVec, hVec, hRope, 1<<20, 1e-6)
 	case 21: // attention with caches outside memory
 		return attention(y, 8, x, 24, 1, wild, 1, pi(&ibuf[1]), 1, 0, hVec, hVec, hRope, 1, 1e-6)
@@ -192,6 +206,14 @@ func attack(k int32) int32 {
 		return newRope(7, 4, 10000, pi(&out[0]))
 	case 35: // negative lengths everywhere
 		return newTable(4, 8, x, -32, pi(&out[0]))
+	case 36: // attention writing into a host-owned cache
+		ibuf[0], ibuf[1] = hKV, 0
+		return attention(y, 8, x, 24, 1, pi(&ibuf[0]), 1, pi(&ibuf[1]), 1, 0, hVec, hVec, hRope, 1, 1e-6)
+	case 37: // a good attention on the guest's own cache, for contrast
+		kv := ownKV()
+		defer free(kv)
+		ibuf[0], ibuf[1] = kv, 0
+		return attention(y, 8, x, 24, 1, pi(&ibuf[0]), 1, pi(&ibuf[1]), 1, 0, hVec, hVec, hRope, 1, 1e-6)
 	}
 	return -1
 }
