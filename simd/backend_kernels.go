@@ -124,9 +124,12 @@ func hadamardBlocks(x []float32, m, cols int) {
 			v := row[b : b+n : b+n]
 			for h := 1; h < n; h *= 2 {
 				for i := 0; i < n; i += 2 * h {
-					a, c := v[i:i+h:i+h], v[i+h:i+2*h:i+2*h]
-					for j := range a {
-						a[j], c[j] = a[j]+c[j], a[j]-c[j]
+					a := v[i : i+h : i+h]
+					c := v[i+h : i+2*h : i+2*h]
+					c = c[:len(a)]
+					for j, x := range a {
+						y := c[j]
+						a[j], c[j] = x+y, x-y
 					}
 				}
 			}
@@ -136,3 +139,4 @@ func hadamardBlocks(x []float32, m, cols int) {
 		}
 	}
 }
+
