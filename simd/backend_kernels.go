@@ -139,4 +139,3 @@ func hadamardBlocks(x []float32, m, cols int) {
 		}
 	}
 }
-
