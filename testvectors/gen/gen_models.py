@@ -31,36 +31,15 @@ Run with Debian's python3-torch: /usr/bin/python3 gen_models.py
 import json
 import math
 import os
-import struct
 
 import torch
+
+from safetensors_io import write_safetensors  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SUITES = os.path.join(HERE, "..", "suites")
 
 # ---------------------------------------------------------------- file output
-
-
-def write_safetensors(path, tensors):
-    """Writes {name: tensor} (bfloat16 -> BF16, float32 -> F32, int64 -> I64) by hand."""
-    header, blobs, off = {}, [], 0
-    for name in sorted(tensors):
-        t = tensors[name].contiguous()
-        if t.dtype == torch.bfloat16:
-            dt, data = "BF16", t.view(torch.int16).numpy().tobytes()
-        else:
-            dt = {torch.float32: "F32", torch.int64: "I64"}[t.dtype]
-            data = t.numpy().tobytes()
-        header[name] = {"dtype": dt, "shape": list(t.shape), "data_offsets": [off, off + len(data)]}
-        blobs.append(data)
-        off += len(data)
-    h = json.dumps(header, separators=(",", ":")).encode()
-    h += b" " * ((8 - len(h) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)))
-        f.write(h)
-        for b in blobs:
-            f.write(b)
 
 
 def write_json(path, obj):
@@ -229,7 +208,7 @@ def talker_outputs(w, cfg, rows, T):
 def write_case(dirname, name, case, tensors):
     os.makedirs(dirname, exist_ok=True)
     write_json(os.path.join(dirname, name + ".json"), case)
-    write_safetensors(os.path.join(dirname, name + ".safetensors"), tensors)
+    write_safetensors(os.path.join(dirname, name + ".safetensors"), dict(sorted(tensors.items())))
 
 
 def main():
@@ -245,7 +224,7 @@ def main():
             "repetition_penalty": 1.05, "max_new_tokens": 8192,
             "subtalker_dosample": True, "subtalker_temperature": 0.9, "subtalker_top_k": 50,
             "subtalker_top_p": 1.0})
-        write_safetensors(os.path.join(mdir, "model.safetensors"), w)
+        write_safetensors(os.path.join(mdir, "model.safetensors"), dict(sorted(w.items())))
 
         # predictor: B frames, teacher-forced on random codes
         for prec, B in (("fp32", 3), ("int8", 8), ("int8-fp32head", 8)):

@@ -7,29 +7,13 @@ on the CPU. Run with Debian's python3-torch: /usr/bin/python3 gen_rng.py
 """
 import json
 import os
-import struct
 
 import torch
 
+from safetensors_io import write_safetensors  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "suites", "rng")
-
-
-def write_safetensors(path, tensors):
-    """Writes {name: float32 tensor} as a safetensors file, by hand."""
-    header, blobs, off = {}, [], 0
-    for name, t in tensors.items():
-        data = t.contiguous().to(torch.float32).numpy().tobytes()
-        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [off, off + len(data)]}
-        blobs.append(data)
-        off += len(data)
-    h = json.dumps(header, separators=(",", ":")).encode()
-    h += b" " * ((8 - len(h) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)))
-        f.write(h)
-        for b in blobs:
-            f.write(b)
 
 
 def f32list(t):

@@ -26,9 +26,10 @@ Run with Debian's python3-torch: /usr/bin/python3 gen_sampler.py
 import json
 import math
 import os
-import struct
 
 import torch
+
+from safetensors_io import write_safetensors  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "suites", "sampler")
@@ -36,25 +37,6 @@ NINF = float("-inf")
 MARGIN = 1e-5
 
 # ---------------------------------------------------------------- file output
-
-
-def write_safetensors(path, tensors):
-    """Writes {name: tensor} (float32 -> F32, int64 -> I64) by hand."""
-    header, blobs, off = {}, [], 0
-    for name, t in tensors.items():
-        t = t.contiguous()
-        dt = {torch.float32: "F32", torch.int64: "I64"}[t.dtype]
-        data = t.numpy().tobytes()
-        header[name] = {"dtype": dt, "shape": list(t.shape), "data_offsets": [off, off + len(data)]}
-        blobs.append(data)
-        off += len(data)
-    h = json.dumps(header, separators=(",", ":")).encode()
-    h += b" " * ((8 - len(h) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)))
-        f.write(h)
-        for b in blobs:
-            f.write(b)
 
 
 # ---------------------------------------------------------------- validation
