@@ -7,6 +7,7 @@ import (
 
 	"github.com/omni-tts/omni/core"
 	"github.com/omni-tts/omni/host"
+	"github.com/omni-tts/omni/simd"
 )
 
 // wasmE2EReport is what "omni bench e2e --wasm --json" prints: the WASI
@@ -45,8 +46,12 @@ func (c *benchE2ECmd) runWasm(g *Globals, ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	threads := o.Threads
+	if threads <= 0 {
+		threads = simd.DefaultThreads()
+	}
 	r := wasmE2EReport{
-		Model: c.Model, Precision: o.Precision.String(), Threads: g.Threads, Streams: c.Streams, Frames: c.Frames, Mode: "wasi",
+		Model: c.Model, Precision: o.Precision.String(), Threads: threads, Streams: c.Streams, Frames: c.Frames, Mode: "wasi",
 		MsPerFrame: cmp.WASIMS, RTF: cmp.WASIMS / core.FrameMS, NativeMsPerFrame: cmp.NativeMS, Ratio: cmp.Ratio,
 		HostCallsPerFrame: cmp.HostCallsPerFrame,
 		Runs:              append(append([]host.E2EResult(nil), cmp.Native...), cmp.WASI...),
