@@ -21,7 +21,7 @@ type Talker struct {
 	x     []float32 // residual rows
 	rowC  []int32
 	rowP  []int32
-	lastX []float32
+	lastX []float32 // last prompt row of each sequence of a batched prefill
 	ids   []int32   // frame-sum ids, maxBatch×groups
 	text  []float32 // text rows [n, textHidden]
 	textH []float32 // fc1 output
@@ -68,6 +68,7 @@ func NewTalker(w *TalkerWeights, opts TalkerOptions) (*Talker, error) {
 	}
 	t := &Talker{w: w, b: w.b, maxBatch: opts.MaxBatch, maxLen: maxLen}
 	t.grow(opts.MaxBatch)
+	t.lastX = make([]float32, opts.MaxBatch*w.shape.talkerHidden)
 	t.ids = make([]int32, opts.MaxBatch*w.shape.groups)
 	return t, nil
 }
@@ -241,4 +242,86 @@ func (t *Talker) TextEmbed(out []float32, ids []int32) error {
 		return fmt.Errorf("predictor: text_projection fc2: %w", err)
 	}
 	return nil
+}
+
+// PrefillPassRows is the most prompt rows one pass of PrefillBatch runs
+// through the layers (one GEMM of at most this many rows per matrix): the
+// weights are read once per pass, and the activation scratch never grows
+// past this many rows however long the prompts are.
+const PrefillPassRows = 64
+
+// PrefillBatch runs the prompts of B = len(seqs) sequences together, as if
+// each had been given to Prefill on its own: sequence i takes rows[i] ≥ 1
+// prompt rows (positions seqs[i].Pos().. onward, causal within the
+// sequence), and embeds holds every sequence's rows one after the other
+// (Σ rows[i] × hidden). hidden (B×hidden) and logits (B×vocab) receive each
+// sequence's last-row final-norm hidden and codec_head logits. The rows of
+// all prompts share each pass over the weights, in passes of at most
+// PrefillPassRows rows; a prompt may span passes. Every argument is checked
+// before any cache is written, and the sequences advance only on success.
+// After the first call of PrefillPassRows or more rows it allocates nothing.
+func (t *Talker) PrefillBatch(seqs []*Sequence, rows []int, embeds, hidden, logits []float32) error {
+	H, V := t.w.shape.talkerHidden, t.w.shape.talkerVocab
+	B := len(seqs)
+	if B < 1 || B > t.maxBatch {
+		return fmt.Errorf("predictor: prefill batch %d outside [1, %d]", B, t.maxBatch)
+	}
+	if len(rows) != B {
+		return fmt.Errorf("predictor: prefill batch of %d sequences with %d row counts", B, len(rows))
+	}
+	total := 0
+	for i, s := range seqs {
+		if s == nil || s.t != t || s.cache < 0 {
+			return fmt.Errorf("predictor: prefill sequence %d: closed or foreign sequence", i)
+		}
+		for j := 0; j < i; j++ {
+			if seqs[j] == s {
+				return fmt.Errorf("predictor: prefill sequences %d and %d are the same sequence", j, i)
+			}
+		}
+		n := rows[i]
+		if n < 1 || n > s.maxLen-s.pos {
+			return fmt.Errorf("predictor: prefill sequence %d: %d rows at position %d outside [1, %d]", i, n, s.pos, s.maxLen-s.pos)
+		}
+		total += n
+	}
+	if len(embeds) != total*H {
+		return fmt.Errorf("predictor: prefill embeds of %d values, want %d rows of hidden %d (%d)", len(embeds), total, H, total*H)
+	}
+	if len(hidden) != B*H || len(logits) != B*V {
+		return fmt.Errorf("predictor: prefill outputs of %d hidden and %d logits, want %d and %d", len(hidden), len(logits), B*H, B*V)
+	}
+	t.grow(min(total, PrefillPassRows))
+
+	// Walk the rows in passes; (i, k) is the next row: row k of sequence i.
+	i, k := 0, 0
+	for r0 := 0; r0 < total; {
+		m := min(total-r0, PrefillPassRows)
+		x := t.x[:m*H]
+		copy(x, embeds[r0*H:(r0+m)*H])
+		pi, pk := i, k
+		for r := 0; r < m; r++ {
+			t.rowC[r] = seqs[i].cache
+			t.rowP[r] = int32(seqs[i].pos + k)
+			if k++; k == rows[i] {
+				i, k = i+1, 0
+			}
+		}
+		if err := t.w.dec.forward(x, m, t.rowC[:m], t.rowP[:m], &t.s); err != nil {
+			return fmt.Errorf("predictor: talker batched prefill rows [%d, %d): %w", r0, r0+m, err)
+		}
+		// Keep the last row of every sequence that ends in this pass.
+		i, k = pi, pk
+		for r := 0; r < m; r++ {
+			if k++; k == rows[i] {
+				copy(t.lastX[i*H:(i+1)*H], x[r*H:(r+1)*H])
+				i, k = i+1, 0
+			}
+		}
+		r0 += m
+	}
+	for j, s := range seqs {
+		s.pos += rows[j]
+	}
+	return t.head(t.lastX[:B*H], B, hidden, logits)
 }
