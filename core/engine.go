@@ -50,6 +50,8 @@ type Engine struct {
 	treqs, preqs           []*sampler.Request
 	chunks                 []*Chunk // chunks cut this step, put after the decode
 	promptBuf, textBuf     []float32
+	prefReady              []*Stream // streams of one batched prefill
+	prefRows               []int     // their prompt rows
 	textIDs, codecIDs      []int32
 	pickErr                error
 	pickT                  stats.Timer
@@ -105,6 +107,7 @@ func New(cfg Config) (*Engine, error) {
 	e.c0 = make([]int32, B)
 	e.codes = make([]int32, B*Codebooks)
 	e.seqs = make([]Sequence, B)
+	e.prefReady, e.prefRows = make([]*Stream, 0, B), make([]int, 0, B)
 	e.treqs = make([]*sampler.Request, B)
 	e.preqs = make([]*sampler.Request, B)
 	e.running = make([]*Stream, 0, B)

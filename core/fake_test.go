@@ -33,7 +33,10 @@ type fakeModel struct {
 	live   map[*fakeSeq]bool
 	freed  int
 	onStep func() // called inside Decode (mid-frame hooks)
-	closed bool
+
+	batchPrefills [][]int // the rows of every PrefillBatch call
+	failBatch     bool    // PrefillBatch fails (before touching a sequence)
+	closed        bool
 }
 
 type fakeSeq struct {
@@ -141,6 +144,32 @@ func (m *fakeModel) Prefill(seq Sequence, embeds, hidden, logits []float32) erro
 	s.pos = 0 // count decoded rows from here
 	s.maxLen -= len(embeds) / m.hidden
 	m.head(s, 0, hidden, logits)
+	return nil
+}
+
+// PrefillBatch implements BatchPrefiller as len(seqs) Prefill calls, after
+// checking every argument, and records the call.
+func (m *fakeModel) PrefillBatch(seqs []Sequence, rows []int, embeds, hidden, logits []float32) error {
+	if m.failBatch {
+		return fmt.Errorf("fake: batched prefill refused")
+	}
+	total := 0
+	for _, n := range rows {
+		total += n
+	}
+	if len(seqs) > m.batch || len(rows) != len(seqs) || len(embeds) != total*m.hidden ||
+		len(hidden) != len(seqs)*m.hidden || len(logits) != len(seqs)*m.vocab {
+		return fmt.Errorf("fake: prefill batch of %d sequences, %d row counts, %d embeds, %d hidden, %d logits", len(seqs), len(rows), len(embeds), len(hidden), len(logits))
+	}
+	m.batchPrefills = append(m.batchPrefills, append([]int(nil), rows...))
+	off := 0
+	for i, q := range seqs {
+		x := embeds[off*m.hidden : (off+rows[i])*m.hidden]
+		off += rows[i]
+		if err := m.Prefill(q, x, hidden[i*m.hidden:(i+1)*m.hidden], logits[i*m.vocab:(i+1)*m.vocab]); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

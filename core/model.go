@@ -54,13 +54,26 @@ type Model interface {
 	Close() error
 }
 
+// BatchPrefiller is a Model that can run the prompts of several sequences
+// in one pass over the talker weights. The engine prefills every request it
+// admits in one step with one PrefillBatch call when its Model implements
+// it (and falls back to one Prefill per request otherwise).
+type BatchPrefiller interface {
+	// PrefillBatch runs rows[i] prompt rows of seqs[i] for every i, the rows
+	// of all sequences one after the other in embeds (Σ rows × Hidden), and
+	// writes each sequence's last-row final-norm hidden (B×Hidden) and
+	// codec_head logits (B×Vocab), exactly as len(seqs) Prefill calls would.
+	// On an error no sequence has advanced: each may be prefilled again.
+	PrefillBatch(seqs []Sequence, rows []int, embeds, hidden, logits []float32) error
+}
+
 // predictorModel adapts predictor.Talker and predictor.CodePredictor.
 type predictorModel struct {
 	t    *predictor.Talker
 	p    *predictor.CodePredictor
 	dims Dims
 	bpt  int64
-	seqs []*predictor.Sequence // Decode's argument, reused
+	seqs []*predictor.Sequence // Decode's and PrefillBatch's argument, reused
 }
 
 // predictorSeq wraps a predictor.Sequence.
@@ -131,15 +144,35 @@ func (m *predictorModel) Prefill(seq Sequence, embeds, hidden, logits []float32)
 }
 
 func (m *predictorModel) Decode(seqs []Sequence, embeds, hidden, logits []float32) error {
+	if err := m.unwrap(seqs, "decode"); err != nil {
+		return err
+	}
+	return m.t.Decode(m.seqs, embeds, hidden, logits)
+}
+
+// PrefillBatch implements BatchPrefiller.
+func (m *predictorModel) PrefillBatch(seqs []Sequence, rows []int, embeds, hidden, logits []float32) error {
+	if err := m.unwrap(seqs, "prefill"); err != nil {
+		return err
+	}
+	return m.t.PrefillBatch(m.seqs, rows, embeds, hidden, logits)
+}
+
+// unwrap fills m.seqs with the predictor sequences of seqs (at most
+// MaxBatch; the talker refuses more).
+func (m *predictorModel) unwrap(seqs []Sequence, what string) error {
+	if len(seqs) > cap(m.seqs) {
+		return fmt.Errorf("core: %s batch %d above max batch %d", what, len(seqs), cap(m.seqs))
+	}
 	m.seqs = m.seqs[:0]
 	for i, q := range seqs {
 		s, ok := q.(predictorSeq)
 		if !ok {
-			return fmt.Errorf("core: decode row %d: foreign sequence", i)
+			return fmt.Errorf("core: %s row %d: foreign sequence", what, i)
 		}
 		m.seqs = append(m.seqs, s.s)
 	}
-	return m.t.Decode(m.seqs, embeds, hidden, logits)
+	return nil
 }
 
 func (m *predictorModel) PredictFrame(hidden []float32, c0, codes []int32, pick func(g int, logits []float32, codes []int32)) error {

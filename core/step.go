@@ -34,9 +34,7 @@ func (e *Engine) Step() (busy bool, err error) {
 	if len(admit) > 0 {
 		pt := e.now()
 		pc := e.c.prefill.Start()
-		for _, s := range admit {
-			e.prefillOne(s)
-		}
+		e.prefill(admit)
 		pc.Stop()
 		if n := len(admit); n > 0 {
 			e.prefEW = ewma(e.prefEW, ms(e.now()-pt)/float64(n))
@@ -171,51 +169,103 @@ func (e *Engine) throttled(now time.Duration) bool {
 	return false
 }
 
-// prefillOne allocates s's KV, runs its prompt and parks its hidden and
-// logits in the next batch row; a failure ends s alone.
-func (e *Engine) prefillOne(s *Stream) {
-	H := e.dims.Hidden
-	fail := func(err error) {
-		e.finish(s, EndError, fmt.Errorf("core: request %q: prefill: %w", s.req.ID, err))
+// prefill allocates the KV of every admitted stream, embeds its prompt
+// and runs all the prompts together (one BatchPrefiller call when the model
+// has it, else one Prefill each), parking each stream's hidden and logits
+// in the next batch row. A failure ends that stream alone: if the batched
+// call fails, every stream is retried on its own.
+func (e *Engine) prefill(admit []*Stream) {
+	H, V := e.dims.Hidden, e.dims.Vocab
+	total := 0
+	for _, s := range admit {
+		total += s.rows
 	}
+	e.promptBuf = grow(e.promptBuf, total*H)
+	ready, rows := e.prefReady[:0], e.prefRows[:0]
+	off := 0
+	for _, s := range admit {
+		x := e.promptBuf[off*H : (off+s.rows)*H]
+		if err := e.preparePrompt(s, x); err != nil {
+			e.prefillFailed(s, err)
+			continue
+		}
+		ready, rows = append(ready, s), append(rows, s.rows)
+		off += s.rows
+	}
+	e.prefReady, e.prefRows = ready, rows
+	defer clear(e.prefReady)
+	if len(ready) == 0 {
+		return
+	}
+	r0 := len(e.running)
+	if bp, ok := e.model.(BatchPrefiller); ok && len(ready) > 1 {
+		for i, s := range ready {
+			e.seqs[i] = s.seq
+		}
+		n := len(ready)
+		err := bp.PrefillBatch(e.seqs[:n], rows, e.promptBuf[:off*H], e.hidden[r0*H:(r0+n)*H], e.logits[r0*V:(r0+n)*V])
+		clear(e.seqs[:n])
+		if err == nil {
+			for _, s := range ready {
+				e.startRunning(s)
+			}
+			return
+		}
+	}
+	off = 0
+	for _, s := range ready {
+		x := e.promptBuf[off*H : (off+s.rows)*H]
+		off += s.rows
+		r := len(e.running)
+		if err := e.model.Prefill(s.seq, x, e.hidden[r*H:(r+1)*H], e.logits[r*V:(r+1)*V]); err != nil {
+			e.prefillFailed(s, err)
+			continue
+		}
+		e.startRunning(s)
+	}
+}
+
+// prefillFailed ends s with its prefill error.
+func (e *Engine) prefillFailed(s *Stream, err error) {
+	e.finish(s, EndError, fmt.Errorf("core: request %q: prefill: %w", s.req.ID, err))
+}
+
+// startRunning makes prefilled s the next running stream (its hidden and
+// logits are in batch row len(e.running)).
+func (e *Engine) startRunning(s *Stream) {
+	s.codes = make([][Codebooks]int32, 0, s.cap)
+	s.row = len(e.running)
+	e.running = append(e.running, s)
+}
+
+// preparePrompt allocates s's KV and writes its s.rows prompt rows into x
+// (s.rows×Hidden), with its trailing text rows and pad row.
+func (e *Engine) preparePrompt(s *Stream, x []float32) error {
+	H := e.dims.Hidden
 	seq, err := e.model.NewSequence(s.rows + s.cap)
 	if err != nil {
-		fail(err)
-		return
+		return err
 	}
 	s.seq = seq
 	s.pad = e.pad
-	var x []float32
 	if emb := s.req.Embedded; emb != nil {
-		x = emb.Rows
+		copy(x, emb.Rows)
 		s.trailing = emb.Trailing
 		if emb.Pad != nil {
 			s.pad = emb.Pad
 		}
-	} else {
-		n := s.rows
-		e.promptBuf = grow(e.promptBuf, n*H)
-		x = e.promptBuf[:n*H]
-		if err := e.embedRows(x, s.prompt.Rows); err != nil {
-			fail(err)
-			return
-		}
-		if t := s.prompt.Trailing; len(t) > 0 {
-			s.trailing = make([]float32, len(t)*H)
-			if err := e.model.TextEmbed(s.trailing, t); err != nil {
-				fail(err)
-				return
-			}
+		return nil
+	}
+	if err := e.embedRows(x, s.prompt.Rows); err != nil {
+		return err
+	}
+	if t := s.prompt.Trailing; len(t) > 0 {
+		s.trailing = make([]float32, len(t)*H)
+		if err := e.model.TextEmbed(s.trailing, t); err != nil {
+			return err
 		}
 	}
-	r := len(e.running)
-	if err := e.model.Prefill(seq, x, e.hidden[r*H:(r+1)*H], e.logits[r*e.dims.Vocab:(r+1)*e.dims.Vocab]); err != nil {
-		fail(err)
-		return
-	}
-	s.codes = make([][Codebooks]int32, 0, s.cap)
-	s.row = r
-	e.running = append(e.running, s)
+	return nil
 }
 
 // embedRows writes the prompt rows' embeddings: text track plus codec track.
