@@ -1,7 +1,5 @@
 package simd
 
-import "math"
-
 // This file adapts the Backend's ops to simd's kernels: it is the only place
 // the Backend names a kernel, so a kernel's signature change touches one file.
 
@@ -113,29 +111,5 @@ func rotWidth(cols int) int {
 // transform H (H = Hᵀ = H⁻¹, entries ±1/√n, n = rotWidth(cols)) to every
 // n-wide block of each of the m rows of x (row width cols).
 func hadamardBlocks(x []float32, m, cols int) {
-	n := rotWidth(cols)
-	if n == 1 {
-		return
-	}
-	scale := float32(1 / math.Sqrt(float64(n)))
-	for r := 0; r < m; r++ {
-		row := x[r*cols : (r+1)*cols]
-		for b := 0; b < cols; b += n {
-			v := row[b : b+n : b+n]
-			for h := 1; h < n; h *= 2 {
-				for i := 0; i < n; i += 2 * h {
-					a := v[i : i+h : i+h]
-					c := v[i+h : i+2*h : i+2*h]
-					c = c[:len(a)]
-					for j, x := range a {
-						y := c[j]
-						a[j], c[j] = x+y, x-y
-					}
-				}
-			}
-			for i := range v {
-				v[i] *= scale
-			}
-		}
-	}
+	Hadamard(x[:m*cols], rotWidth(cols))
 }
