@@ -52,6 +52,7 @@ type Sampler struct {
 	e    []float32 // exp(x − max) by vocabulary id
 	q    []float32 // noise of the survivors
 	heap []float32 // top-k min-heap
+	bmax []float32 // block maxima of the top-k pre-pass
 	tmp  []float32 // scratch for processors
 
 	// phase times of the current call, in nanoseconds
@@ -72,6 +73,7 @@ func New(cfg Config) (*Sampler, error) {
 		e:      make([]float32, v),
 		q:      make([]float32, v),
 		heap:   make([]float32, v),
+		bmax:   make([]float32, blocks(v)),
 		tmp:    make([]float32, v),
 	}, nil
 }

@@ -66,3 +66,27 @@ func BenchmarkExponentialFull(b *testing.B) {
 		g.Exponential(q)
 	}
 }
+
+// BenchmarkTopKFast is the top-k selection alone (V=3072, k=50, T=0.9) on
+// 16 rows of N(0, 2²) logits, cycled.
+func BenchmarkTopKFast(b *testing.B) {
+	const vocab, rows = 3072, 16
+	s, err := New(Config{MaxBatch: 1, Vocab: vocab})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	src := make([]float32, rows*vocab)
+	for i := range src {
+		src[i] = float32(rng.NormFloat64() * 2)
+	}
+	x := make([]float32, vocab)
+	i := 0
+	for b.Loop() {
+		copy(x, src[(i%rows)*vocab:])
+		i++
+		if _, _, ok := s.topKFast(x, 50, 0.9); !ok {
+			b.Fatal("degenerate row")
+		}
+	}
+}

@@ -43,36 +43,18 @@ func lowerBound(t, temp float32) float32 {
 // The survivors' divided values are written back into x.
 func (s *Sampler) topKFast(x []float32, k int, temp float32) ([]int32, float32, bool) {
 	keys := s.keys
-	v := len(x)
-	trigger := min(4*k, v)
-	n := 0
-	thr := float32(math.Inf(-1))
-	lb := thr
-	nan := false
-	for i, xv := range x {
-		// One compare per element in the common case: xv < lb is false
-		// both for a candidate and for NaN, which the rare branch tells apart.
-		if xv < lb {
-			continue
-		}
-		if xv != xv {
-			nan = true
-			continue
-		}
-		keys[n] = uint64(sortable(xv))<<32 | uint64(uint32(i))
-		n++
-		if n == trigger {
-			thr, n = compactTopK(keys[:n], k)
-			lb = lowerBound(thr, temp)
-			n = keepAtLeast(keys[:n], lb)
-			trigger = min(max(trigger, n+2*k), v)
-		}
+	var n int
+	var nan bool
+	if blocks(len(x)) >= 2*k {
+		n, nan = s.candidatesByBlock(x, k, temp)
+	} else {
+		n, nan = s.candidatesStream(x, k, temp)
 	}
 	if nan {
 		return nil, 0, false
 	}
-	thr, n = compactTopK(keys[:n], k)
-	lb = lowerBound(thr, temp)
+	thr, n := compactTopK(keys[:n], k)
+	lb := lowerBound(thr, temp)
 	n = keepAtLeast(keys[:n], lb)
 	// Divided threshold and maximum.
 	var maxRaw float32 = float32(math.Inf(-1))
@@ -101,6 +83,38 @@ func (s *Sampler) topKFast(x []float32, k int, temp float32) ([]int32, float32, 
 	}
 	slices.Sort(surv)
 	return surv, maxT, true
+}
+
+// candidatesStream writes to s.keys the (value, index) keys of a superset of
+// the top-k candidates (every value ≥ lowerBound of the row's k-th largest)
+// in one pass, raising the bound as it goes, and returns their count; nan
+// reports a NaN in x (the keys are then meaningless).
+func (s *Sampler) candidatesStream(x []float32, k int, temp float32) (n int, nan bool) {
+	keys := s.keys
+	v := len(x)
+	trigger := min(4*k, v)
+	thr := float32(math.Inf(-1))
+	lb := thr
+	for i, xv := range x {
+		// One compare per element in the common case: xv < lb is false
+		// both for a candidate and for NaN, which the rare branch tells apart.
+		if xv < lb {
+			continue
+		}
+		if xv != xv {
+			nan = true
+			continue
+		}
+		keys[n] = uint64(sortable(xv))<<32 | uint64(uint32(i))
+		n++
+		if n == trigger {
+			thr, n = compactTopK(keys[:n], k)
+			lb = lowerBound(thr, temp)
+			n = keepAtLeast(keys[:n], lb)
+			trigger = min(max(trigger, n+2*k), v)
+		}
+	}
+	return n, nan
 }
 
 // compactTopK reorders keys so that the k largest by value come last and
