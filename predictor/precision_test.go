@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/omni-tts/omni/predictor"
+	"github.com/omni-tts/omni/simd"
 )
 
 func TestParsePrecision(t *testing.T) {
@@ -47,9 +48,21 @@ func withPredictorLayers(src predictor.Source, n int) predictor.Source {
 // (greedy on prec's own logits): frames×B×15 (row, sub-step) pairs.
 func fidelity(t *testing.T, src predictor.Source, prec predictor.Precision, frames, B int) predictor.Parity {
 	t.Helper()
+	return fidelityOn(t, src, prec, frames, B, nil)
+}
+
+// fidelityOn is fidelity with the test precision's backend wrapped by wrap
+// (nil: none), e.g. to keep some matrices in fp32.
+func fidelityOn(t *testing.T, src predictor.Source, prec predictor.Precision, frames, B int, wrap func(*simd.Backend) predictor.Backend) predictor.Parity {
+	t.Helper()
 	c := src.Config()
 	ref := loadPredictor(t, src, predictor.FP32, predictor.PredictorOptions{MaxBatch: B})
-	p := loadPredictor(t, src, prec, predictor.PredictorOptions{MaxBatch: B})
+	var p *predictor.CodePredictor
+	if wrap == nil {
+		p = loadPredictor(t, src, prec, predictor.PredictorOptions{MaxBatch: B})
+	} else {
+		p = loadPredictorOn(t, wrap(newBackend(t)), src, prec, predictor.PredictorOptions{MaxBatch: B})
+	}
 	var par predictor.Parity
 	if err := p.EnableParity(ref, &par); err != nil {
 		t.Fatal(err)
@@ -128,4 +141,20 @@ func TestFidelityOutliersFull0_6B(t *testing.T) {
 	}
 	defer src.Close()
 	testFidelity(t, src)
+}
+
+// loadPredictorOn is loadPredictor on the backend b.
+func loadPredictorOn(t testing.TB, b predictor.Backend, src predictor.Source, prec predictor.Precision, opts predictor.PredictorOptions) *predictor.CodePredictor {
+	t.Helper()
+	w, err := predictor.LoadPredictorWeights(src, b, prec)
+	if err != nil {
+		t.Fatalf("LoadPredictorWeights(%s): %v", prec, err)
+	}
+	t.Cleanup(w.Free)
+	p, err := predictor.NewCodePredictor(w, opts)
+	if err != nil {
+		t.Fatalf("NewCodePredictor: %v", err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
 }
