@@ -41,8 +41,12 @@ func (s *Sampler) candidatesByBlock(x []float32, k int, temp float32) (n int, na
 	if nan {
 		return 0, true
 	}
-	lb := lowerBound(kthLargest(bm, k, s.heap), temp)
 	keys := s.keys
+	for b, m := range bm {
+		keys[b] = uint64(sortable(m)) << 32
+	}
+	selectNth(keys[:len(bm)], len(bm)-k)
+	lb := lowerBound(unsortable(uint32(keys[len(bm)-k]>>32)), temp)
 	for b, m := range bm {
 		if m < lb {
 			continue
