@@ -32,6 +32,9 @@
 // Speed: when a row uses top-k without min_p and the processed logits are
 // not requested, only the top-k survivors are ever divided, exponentiated or
 // given noise values; the generator still advances by V (see topk_fast.go).
+// On rows of at least 32·k logits a branch-free pass over blocks of 16
+// bounds the top-k threshold from below by the k-th largest block maximum,
+// so only blocks that can hold a survivor are scanned (see topk_block.go).
 // Sample allocates nothing. Phase timers go to Config.Timer when set.
 //
 // sampler imports only the standard library and builds for GOOS=wasip1.
