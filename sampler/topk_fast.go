@@ -44,16 +44,26 @@ func lowerBound(t, temp float32) float32 {
 func (s *Sampler) topKFast(x []float32, k int, temp float32) ([]int32, float32, bool) {
 	keys := s.keys
 	var n int
-	var nan bool
+	var nan, ascending bool
 	if blocks(len(x)) >= 2*k {
 		n, nan = s.candidatesByBlock(x, k, temp)
+		ascending = true
 	} else {
 		n, nan = s.candidatesStream(x, k, temp)
 	}
 	if nan {
 		return nil, 0, false
 	}
-	thr, n := compactTopK(keys[:n], k)
+	var thr float32
+	if ascending && 2*n <= len(keys) {
+		// Select on a copy so that the keys stay in index order and the
+		// survivors need no sort.
+		copy(keys[n:2*n], keys[:n])
+		thr, _ = compactTopK(keys[n:2*n], k)
+	} else {
+		ascending = false
+		thr, _ = compactTopK(keys[:n], k)
+	}
 	lb := lowerBound(thr, temp)
 	n = keepAtLeast(keys[:n], lb)
 	// Divided threshold and maximum.
@@ -81,7 +91,9 @@ func (s *Sampler) topKFast(x []float32, k int, temp float32) ([]int32, float32, 
 			surv = append(surv, id)
 		}
 	}
-	slices.Sort(surv)
+	if !ascending {
+		slices.Sort(surv)
+	}
 	return surv, maxT, true
 }
 
