@@ -86,10 +86,7 @@ func (c *benchKernelsCmd) Run(g *Globals, _ context.Context) error {
 		ReadBytes: int64(len(d.buf)), Int8Bytes: d.q8Bytes, FP32Bytes: d.f32Bytes,
 		Shapes: "1024x3072 and 3072x1024 matrices alternating (predictor MLP), x quantized before timing",
 	}
-	main := g.Threads
-	if main <= 0 {
-		main = simd.DefaultThreads()
-	}
+	main := g.kernelThreads()
 	counts := []int{main}
 	if g.Threads <= 0 {
 		for _, t := range []int{1, 2} {

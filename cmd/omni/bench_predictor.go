@@ -76,10 +76,7 @@ func (c *benchPredictorCmd) Run(g *Globals, _ context.Context) error {
 	if err != nil {
 		return err
 	}
-	threads := g.Threads
-	if threads <= 0 {
-		threads = simd.DefaultThreads()
-	}
+	threads := g.kernelThreads()
 	logf := func(format string, a ...any) { fmt.Fprintf(g.Stderr, "bench predictor: "+format+"\n", a...) }
 	src, err := predictor.OpenModel(c.Model)
 	if err != nil {

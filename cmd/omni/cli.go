@@ -101,6 +101,14 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	return exitOK
 }
 
+// kernelThreads is --threads, or the physical core count when it is 0.
+func (g *Globals) kernelThreads() int {
+	if g.Threads > 0 {
+		return g.Threads
+	}
+	return simd.DefaultThreads()
+}
+
 // applyKernels makes the --kernels choice (or OMNI_KERNELS) active, refusing
 // a level this CPU lacks.
 func applyKernels(g *Globals) error {

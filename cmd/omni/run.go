@@ -73,10 +73,7 @@ func loadModel(g *Globals, f *engineFlags, maxBatch int, logf func(string, ...an
 	if err != nil {
 		return nil, err
 	}
-	threads := g.Threads
-	if threads <= 0 {
-		threads = simd.DefaultThreads()
-	}
+	threads := g.kernelThreads()
 	src, err := predictor.OpenModel(f.Model)
 	if err != nil {
 		return nil, err
