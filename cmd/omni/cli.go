@@ -24,6 +24,8 @@ type Globals struct {
 	Threads int    `help:"Worker threads for the kernels (0 = physical cores)." default:"0" env:"OMNI_THREADS"`
 	Kernels string `help:"Force a kernel level: ${enum}; empty picks the best this CPU has." enum:",generic,avx2,avx512vnni" default:"" env:"OMNI_KERNELS"`
 	Verbose bool   `short:"v" help:"Log more to stderr."`
+	// CPUProfile names a file for a Go CPU profile of the whole command.
+	CPUProfile string `name:"cpuprofile" help:"Write a Go CPU profile of the command to this file (go tool pprof)." type:"path"`
 
 	Stdout io.Writer `kong:"-"`
 	Stderr io.Writer `kong:"-"`
@@ -89,7 +91,16 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintf(stderr, "omni: %v\n", err)
 		return exitError
 	}
-	if err := kctx.Run(&cli.Globals); err != nil {
+	stopProfile, err := startCPUProfile(cli.CPUProfile)
+	if err != nil {
+		fmt.Fprintf(stderr, "omni: %v\n", err)
+		return exitError
+	}
+	err = kctx.Run(&cli.Globals)
+	if perr := stopProfile(); perr != nil && err == nil {
+		err = perr
+	}
+	if err != nil {
 		var ec exitCoder
 		if errors.As(err, &ec) {
 			fmt.Fprintf(stderr, "omni: %v\n", err)
