@@ -7,7 +7,7 @@ import "unsafe"
 // The Q8 kernels compute g input rows (x8, x4, x2, x1) against np packed
 // panels; see gemmQ8Generic for the exact contract. Strides are in bytes:
 // ldy between output rows, ldx between groups of 4 inputs, ldsc between
-// blocks of scales (xsum128 sits ldsc/2 bytes after xs); nk = block/32.
+// blocks of scales (-xsum128 sits ldsc/2 bytes after xs); nk = block/32.
 
 //go:noescape
 func gemmQ8x8AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb, nk, np int)

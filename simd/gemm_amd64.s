@@ -5,13 +5,14 @@
 // Q8 GEMM kernels. See gemm_amd64.go for the arguments and gemmQ8Generic
 // for the exact computation. Register use (AVX-512 VNNI):
 //   DI output panel, R8 ldy, AX x walker, R9 ldx, BX scale walker,
-//   R12 ldsc, R11 ldsc/2 (xsum128 offset), DX weight stream,
+//   R12 ldsc, R11 ldsc/2 (-xsum128 offset), DX weight stream,
 //   R13 blocks left, R10 32-input steps left, R14 panels left, SI store.
 //   Z0-Z7 int32 block sums, Z8-Z15 fp32 accumulators, Z16 weights,
 //   Z18 the 16 weight scales of the block.
 // The weights (u8) are VPDPBUSD's register operand, the 4-byte broadcast
-// activations (s8) its memory operand; subtracting xsum128 = 128·Σqx
-// turns Σ(qw+128)·qx into Σ qw·qx.
+// activations (s8) its memory operand; starting each block's int32 sum at
+// -xsum128 = -128·Σqx (a broadcast load, no ALU op) turns Σ(qw+128)·qx
+// into Σ qw·qx.
 
 #define VSETUP \
 	MOVQ y+0(FP), DI; \
@@ -23,10 +24,10 @@
 	MOVQ w+48(FP), DX; \
 	MOVQ np+72(FP), R14
 
-// VEPI finishes one block for one input row: acc is its int32 sum, off the
-// row's byte offset among the block's scales.
+// VEPI finishes one block for one input row: acc is its int32 sum (which
+// started at -xsum128, so it is already Σ qw·qx), off the row's byte offset
+// among the block's scales.
 #define VEPI(acc, facc, off) \
-	VPSUBD.BCST off(BX)(R11*1), acc, acc; \
 	VCVTDQ2PS acc, acc; \
 	VMULPS.BCST off(BX), acc, acc; \
 	VMULPS Z18, acc, acc; \
@@ -48,14 +49,14 @@ v8panel:
 	MOVQ sc+32(FP), BX
 	MOVQ nb+56(FP), R13
 v8block:
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-	VPXORD Z4, Z4, Z4
-	VPXORD Z5, Z5, Z5
-	VPXORD Z6, Z6, Z6
-	VPXORD Z7, Z7, Z7
+	VPBROADCASTD 0(BX)(R11*1), Z0
+	VPBROADCASTD 4(BX)(R11*1), Z1
+	VPBROADCASTD 8(BX)(R11*1), Z2
+	VPBROADCASTD 12(BX)(R11*1), Z3
+	VPBROADCASTD 16(BX)(R11*1), Z4
+	VPBROADCASTD 20(BX)(R11*1), Z5
+	VPBROADCASTD 24(BX)(R11*1), Z6
+	VPBROADCASTD 28(BX)(R11*1), Z7
 	MOVQ nk+64(FP), R10
 v8k:
 	PREFETCHT0 4096(DX)
@@ -197,10 +198,10 @@ v4panel:
 	MOVQ sc+32(FP), BX
 	MOVQ nb+56(FP), R13
 v4block:
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
+	VPBROADCASTD 0(BX)(R11*1), Z0
+	VPBROADCASTD 4(BX)(R11*1), Z1
+	VPBROADCASTD 8(BX)(R11*1), Z2
+	VPBROADCASTD 12(BX)(R11*1), Z3
 	VPXORD Z4, Z4, Z4
 	VPXORD Z5, Z5, Z5
 	VPXORD Z6, Z6, Z6
@@ -304,8 +305,8 @@ v2panel:
 	MOVQ sc+32(FP), BX
 	MOVQ nb+56(FP), R13
 v2block:
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
+	VPBROADCASTD 0(BX)(R11*1), Z0
+	VPBROADCASTD 4(BX)(R11*1), Z1
 	VPXORD Z2, Z2, Z2
 	VPXORD Z3, Z3, Z3
 	VPXORD Z4, Z4, Z4
@@ -390,7 +391,7 @@ v1panel:
 	MOVQ sc+32(FP), BX
 	MOVQ nb+56(FP), R13
 v1block:
-	VPXORD Z0, Z0, Z0
+	VPBROADCASTD 0(BX)(R11*1), Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
 	VPXORD Z3, Z3, Z3

@@ -218,14 +218,15 @@ func (w *Q8Matrix) Dequantize(dst []float32) {
 //
 // Layout, for m quantized rows: qx is grouped by 4 inputs, [k/4][row][k%4]
 // (so the kernels broadcast 4 bytes per row and group); per block b the
-// scales are stored as m float32 xs followed by m int32 xsum128 =
-// 128·Σ_k qx, the correction the unsigned-weight trick needs.
+// scales are stored as m float32 xs followed by m int32 -xsum128 =
+// -128·Σ_k qx, the correction the unsigned-weight trick needs (the VNNI
+// kernels start each block's sum there).
 type Q8Input struct {
 	maxM, cols, block int
 	nb, colsP         int
 	m                 int
 	qx                []int8
-	sc                []uint32 // [block][xs m | xsum128 m]
+	sc                []uint32 // [block][xs m | -xsum128 m]
 }
 
 // NewQ8Input returns a buffer for up to maxM rows of cols inputs quantized in
@@ -286,7 +287,7 @@ func (q *Q8Input) Quantize(x []float32, m int) {
 			k0, k1 := b*q.block, min((b+1)*q.block, q.cols)
 			xs, sum := quantizeBlock(q.qx[(k0>>2)*ld+4*i:], ld, row[k0:k1], q.block)
 			q.sc[b*2*m+i] = math.Float32bits(xs)
-			q.sc[b*2*m+m+i] = uint32(128 * sum)
+			q.sc[b*2*m+m+i] = uint32(-128 * sum)
 		}
 	}
 }

@@ -6,7 +6,7 @@ import "unsafe"
 
 // quantizeQ8AVX512 quantizes nb full blocks of one activation row (chunks =
 // block/16 vectors each) exactly as quantizeBlock does, writing 4 values
-// per ld bytes from dst, and xs / xsum128 at sc and sc+sumoff (sc advancing
+// per ld bytes from dst, and xs / -xsum128 at sc and sc+sumoff (sc advancing
 // ldsc bytes per block). It returns the number of blocks done: it stops
 // before a block whose scale would be subnormal, which the Go path handles.
 //

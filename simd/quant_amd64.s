@@ -101,6 +101,7 @@ quant:
 	VPADDD X1, X3, X3
 	VMOVD X3, AX
 	SHLL $7, AX
+	NEGL AX
 	MOVL AX, (SI)(R10*1)
 	JMP next
 
