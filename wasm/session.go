@@ -28,8 +28,9 @@ type Session struct {
 	streams map[uint64]*stream
 	poll    context.Context // cancelled: makes Stream.Next a non-blocking poll
 
-	modelNS, stepNS, encodeNS int64 // time in the model, in Step, in drain+encode
-	steps                     uint64
+	times            modelTimes // the model's calls
+	stepNS, encodeNS int64      // time in Step, in drain+encode
+	steps            uint64
 }
 
 // stream is one submitted request.
@@ -99,7 +100,8 @@ func (s *Session) run(c *abi.Command, r *abi.Reply) error {
 	case abi.CmdLoad:
 		l := s.engine.Load()
 		r.Load = &abi.Load{Running: l.Running, Waiting: l.Waiting, KVBytes: l.KVBytes, Steps: l.Steps,
-			GuestSteps: s.steps, StepMS: float64(s.stepNS) / 1e6, ModelMS: float64(s.modelNS) / 1e6, EncodeMS: float64(s.encodeNS) / 1e6}
+			GuestSteps: s.steps, StepMS: float64(s.stepNS) / 1e6, ModelMS: float64(s.times.ns) / 1e6, EncodeMS: float64(s.encodeNS) / 1e6,
+			Prefills: s.times.prefills, BatchPrefills: s.times.batchPrefills, BatchPrefilled: s.times.batchPrefilled}
 		return nil
 	case abi.CmdProbe:
 		if c.Probe == nil {
@@ -164,7 +166,7 @@ func (s *Session) create(spec *abi.EngineSpec) error {
 	if err != nil {
 		return err
 	}
-	s.model = timedModel{Model: m, ns: &s.modelNS}
+	s.model = timed(m, &s.times)
 	ec.Model, ec.IDs, ec.MaxBatch = s.model, core.IDsFromConfig(&cfg), spec.MaxBatch
 	ec.Sink, ec.Clock, ec.Stats, ec.Inline = nil, nil, nil, true
 	if s.engine, err = core.New(ec); err != nil {

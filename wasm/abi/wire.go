@@ -116,4 +116,9 @@ type Load struct {
 	StepMS     float64 `json:"step_ms"`
 	ModelMS    float64 `json:"model_ms"`
 	EncodeMS   float64 `json:"encode_ms"`
+	// The guest model's prefills since create: single-sequence Prefill
+	// calls, batched PrefillBatch calls and the sequences those carried.
+	Prefills       uint64 `json:"prefills,omitempty"`
+	BatchPrefills  uint64 `json:"batch_prefills,omitempty"`
+	BatchPrefilled uint64 `json:"batch_prefilled,omitempty"`
 }
