@@ -62,7 +62,8 @@ func (s *hostState) endInstance(o owner) {
 type recorder struct {
 	s      *hostState
 	log    []abi.Created
-	caches []int32 // native cache handles of one Attention call
+	caches []int32          // native cache handles of one Attention call
+	guards predictor.Guards // the load's guarded channels, for the guest's replay
 }
 
 // add files a native object made by the host.

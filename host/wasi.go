@@ -66,6 +66,7 @@ func loadShared(src predictor.Source, nb *simd.Backend, prec predictor.Precision
 		s.table.release(ownerHost, func(h int32) { nb.Free(h) })
 		return nil, nil, nil, err
 	}
+	rec.guards = w.Guards
 	return s, rec, w, nil
 }
 
@@ -80,6 +81,10 @@ func newWASIEngine(ctx context.Context, o Options, src predictor.Source, s *host
 	if err != nil {
 		return nil, fmt.Errorf("host: encode engine settings: %w", err)
 	}
+	guards, err := json.Marshal(rec.guards)
+	if err != nil {
+		return nil, fmt.Errorf("host: encode guarded channels: %w", err)
+	}
 	v, err := newVM(ctx, s, vmConfig{module: o.GuestModule, pages: o.MemoryPages, cacheDir: o.CacheDir, stderr: o.Stderr, fsys: o.FS, interruptible: o.Interruptible})
 	if err != nil {
 		return nil, err
@@ -87,7 +92,7 @@ func newWASIEngine(ctx context.Context, o Options, src predictor.Source, s *host
 	e := &wasiEngine{
 		opts: o, s: s, rec: rec, nb: nb, v: v, ctx: context.WithoutCancel(ctx),
 		spec: abi.EngineSpec{
-			Config: cfg, Precision: o.Precision.String(), Created: rec.log,
+			Config: cfg, Precision: o.Precision.String(), Created: rec.log, Guards: guards,
 			MaxBatch: o.MaxBatch, MaxLen: o.MaxLen, Path: o.Path.String(), Engine: set,
 		},
 		streams: map[uint64]*wasiStream{},

@@ -112,7 +112,7 @@ func NewCodePredictor(w *PredictorWeights, opts PredictorOptions) (*CodePredicto
 	if opts.Path == Incremental {
 		rows = 2 * B
 	}
-	p.s.ensure(g, rows)
+	p.s.ensure(g, len(w.dec.guard), rows)
 	p.x = make([]float32, rows*g.hidden)
 	p.in = make([]float32, B*G*g.hidden)
 	p.lastX = make([]float32, B*g.hidden)

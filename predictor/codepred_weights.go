@@ -27,6 +27,12 @@ type PredictorWeights struct {
 // projection is affine per row) and kept as an fp32 matrix for the talker
 // hidden.
 func LoadPredictorWeights(src Source, b Backend, prec Precision) (*PredictorWeights, error) {
+	return loadPredictor(src, b, prec, nil, nil)
+}
+
+// loadPredictor is LoadPredictorWeights with the guarded channels given (nil:
+// chosen) and recorded in chosen (nil: not recorded).
+func loadPredictor(src Source, b Backend, prec Precision, given, chosen *Guards) (*PredictorWeights, error) {
 	if !prec.valid() {
 		return nil, fmt.Errorf("predictor: precision %d invalid", int(prec))
 	}
@@ -34,7 +40,7 @@ func LoadPredictorWeights(src Source, b Backend, prec Precision) (*PredictorWeig
 	if err != nil {
 		return nil, err
 	}
-	ld := &loader{src: src, b: b}
+	ld := &loader{src: src, b: b, given: given, chosen: chosen}
 	w, err := ld.predictor(&s, prec)
 	if err != nil {
 		ld.abandon()

@@ -43,20 +43,22 @@ type decoder struct {
 	b      Backend
 	geom   geometry
 	layers []layerWeights
-	norm   int32 // final norm [hidden]
-	rope   int32 // rotary table for positions 0..geom.maxPos-1
+	norm   int32   // final norm [hidden]
+	rope   int32   // rotary table for positions 0..geom.maxPos-1
+	guard  []int32 // guarded residual channels (guard.go), ascending
 }
 
 // scratch holds a decoder's activation buffers for up to maxM rows.
 type scratch struct {
 	maxM                 int
 	h, qkv, att, gu, act []float32
+	guard                []float32 // the guarded rows' products
 }
 
 // ensure grows s to hold m rows (allocating only when m exceeds every
 // earlier size, never in a steady state).
-func (s *scratch) ensure(g *geometry, m int) {
-	if m <= s.maxM {
+func (s *scratch) ensure(g *geometry, guards, m int) {
+	if m <= s.maxM && len(s.guard) >= m*guards {
 		return
 	}
 	s.maxM = m
@@ -65,6 +67,7 @@ func (s *scratch) ensure(g *geometry, m int) {
 	s.att = make([]float32, m*g.heads*g.headDim)
 	s.gu = make([]float32, m*2*g.inter)
 	s.act = make([]float32, m*g.inter)
+	s.guard = make([]float32, m*guards)
 }
 
 // forward runs every layer on the residual stream x (m rows of hidden,
@@ -73,7 +76,7 @@ func (d *decoder) forward(x []float32, m int, caches, pos []int32, s *scratch) e
 	if len(x) != m*d.geom.hidden || len(caches) != m || len(pos) != m {
 		return fmt.Errorf("predictor: decoder forward of %d rows with %d values, %d caches, %d positions", m, len(x), len(caches), len(pos))
 	}
-	s.ensure(&d.geom, m)
+	s.ensure(&d.geom, len(d.guard), m)
 	for l := range d.layers {
 		if err := d.layer(l, x, m, caches, pos, s); err != nil {
 			return fmt.Errorf("predictor: layer %d: %w", l, err)
@@ -90,8 +93,10 @@ func (d *decoder) finalNorm(out, x []float32, m int) error {
 // free releases every handle of the decoder.
 func (d *decoder) free() {
 	for _, lw := range d.layers {
-		for _, h := range []int32{lw.inNorm, lw.qkv, lw.qNorm, lw.kNorm, lw.o, lw.postNorm, lw.gateUp, lw.down} {
-			d.b.Free(h)
+		for _, h := range []int32{lw.inNorm, lw.qkv, lw.qNorm, lw.kNorm, lw.o, lw.postNorm, lw.gateUp, lw.down, lw.oGuard, lw.downGuard} {
+			if h >= 0 {
+				d.b.Free(h)
+			}
 		}
 	}
 	d.b.Free(d.norm)
@@ -103,7 +108,10 @@ func (d *decoder) free() {
 func (d *decoder) bytesPerPass() (int64, error) {
 	var n int64
 	for _, lw := range d.layers {
-		for _, h := range []int32{lw.qkv, lw.o, lw.gateUp, lw.down} {
+		for _, h := range []int32{lw.qkv, lw.o, lw.gateUp, lw.down, lw.oGuard, lw.downGuard} {
+			if h < 0 {
+				continue
+			}
 			k, err := d.b.Bytes(h)
 			if err != nil {
 				return 0, err

@@ -11,7 +11,10 @@ type layerWeights struct {
 	o        int32 // o_proj [hidden, heads·headDim]
 	postNorm int32 // post_attention_layernorm [hidden]
 	gateUp   int32 // gate_proj|up_proj [2·intermediate, hidden]
-	down     int32 // down_proj [hidden, intermediate]
+	down     int32 // down_proj [hidden, intermediate], guarded rows zero
+	// oGuard and downGuard are the guarded rows of o_proj and down_proj
+	// in fp32 ([len(guard), ·]; see guard.go), or -1.
+	oGuard, downGuard int32
 }
 
 // layer runs decoder layer l on the residual stream x (m rows, updated in
@@ -42,6 +45,9 @@ func (d *decoder) layer(l int, x []float32, m int, caches, pos []int32, s *scrat
 	if err := b.MatMulAdd(x, att, m, lw.o); err != nil {
 		return err
 	}
+	if err := d.addGuarded(x, att, m, lw.oGuard, s); err != nil {
+		return err
+	}
 	if err := b.RMSNorm(h, x, m, lw.postNorm, g.eps); err != nil {
 		return err
 	}
@@ -51,5 +57,8 @@ func (d *decoder) layer(l int, x []float32, m int, caches, pos []int32, s *scrat
 	if err := b.SwiGLU(act, gu, m); err != nil {
 		return err
 	}
-	return b.MatMulAdd(x, act, m, lw.down)
+	if err := b.MatMulAdd(x, act, m, lw.down); err != nil {
+		return err
+	}
+	return d.addGuarded(x, act, m, lw.downGuard, s)
 }

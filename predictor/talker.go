@@ -76,7 +76,7 @@ func NewTalker(w *TalkerWeights, opts TalkerOptions) (*Talker, error) {
 // grow sizes the row buffers for m rows.
 func (t *Talker) grow(m int) {
 	g := &t.w.dec.geom
-	t.s.ensure(g, m)
+	t.s.ensure(g, len(t.w.dec.guard), m)
 	if len(t.rowC) < m {
 		t.x = make([]float32, m*g.hidden)
 		t.rowC = make([]int32, m)

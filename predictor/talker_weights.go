@@ -23,12 +23,12 @@ type TalkerWeights struct {
 // LoadTalkerWeights loads only the talker from src into b in precision prec
 // (see LoadWeights). src must stay open while the weights are used.
 func LoadTalkerWeights(src Source, b Backend, prec Precision) (*TalkerWeights, error) {
-	return loadTalker(src, b, prec, nil)
+	return loadTalker(src, b, prec, nil, nil, nil)
 }
 
 // loadTalker loads the talker, sharing the codec table of p when p's
 // projection is the identity.
-func loadTalker(src Source, b Backend, prec Precision, p *PredictorWeights) (*TalkerWeights, error) {
+func loadTalker(src Source, b Backend, prec Precision, p *PredictorWeights, given, chosen *Guards) (*TalkerWeights, error) {
 	if !prec.valid() {
 		return nil, fmt.Errorf("predictor: precision %d invalid", int(prec))
 	}
@@ -36,7 +36,7 @@ func loadTalker(src Source, b Backend, prec Precision, p *PredictorWeights) (*Ta
 	if err != nil {
 		return nil, err
 	}
-	ld := &loader{src: src, b: b}
+	ld := &loader{src: src, b: b, given: given, chosen: chosen}
 	t := &TalkerWeights{b: b, shape: s, src: src}
 	maxPos := s.talker.maxPos
 	if maxPos <= 0 || maxPos > 32768 {

@@ -18,6 +18,9 @@ type Weights struct {
 	Talker *TalkerWeights
 	// Predictor holds the code predictor's handles.
 	Predictor *PredictorWeights
+	// Guards are the residual channels whose o_proj and down_proj rows are
+	// kept in fp32 (guard.go).
+	Guards Guards
 }
 
 // Tensor names of a Qwen3-TTS checkpoint (research note §A.2).
@@ -34,16 +37,26 @@ const (
 // while the weights are used. When the predictor needs no projection its
 // input table is shared with the talker's codec table.
 func LoadWeights(src Source, b Backend, prec Precision) (*Weights, error) {
-	p, err := LoadPredictorWeights(src, b, prec)
+	return LoadWeightsGuarded(src, b, prec, nil)
+}
+
+// LoadWeightsGuarded is LoadWeights with the guarded channels given (nil:
+// chosen from the checkpoint's norm gains, as LoadWeights does). A WASI
+// guest, which never reads weight data, loads with the host's Weights.Guards
+// so both make the same matrices.
+func LoadWeightsGuarded(src Source, b Backend, prec Precision, given *Guards) (*Weights, error) {
+	w := &Weights{Precision: prec}
+	p, err := loadPredictor(src, b, prec, given, &w.Guards)
 	if err != nil {
 		return nil, err
 	}
-	t, err := loadTalker(src, b, prec, p)
+	t, err := loadTalker(src, b, prec, p, given, &w.Guards)
 	if err != nil {
 		p.Free()
 		return nil, err
 	}
-	return &Weights{Precision: prec, Talker: t, Predictor: p}, nil
+	w.Talker, w.Predictor = t, p
+	return w, nil
 }
 
 // Free releases every handle.
@@ -105,6 +118,10 @@ type loader struct {
 	b   Backend
 	buf []float32
 	got []int32 // handles made so far, freed on failure
+	// given, when not nil, holds the guarded channels to use instead of
+	// choosing them from the gains (a WASI guest's replay); chosen records
+	// what each decoder stack used.
+	given, chosen *Guards
 }
 
 // grow returns the buffer resized to n values.
@@ -239,6 +256,17 @@ func (ld *loader) decoder(prefix string, g geometry, prec string, maxPos int) (d
 	smooth := prec == "int8"
 	d := decoder{b: ld.b, geom: g}
 	qw, kvw := g.heads*g.headDim, g.kvHeads*g.headDim
+	if smooth {
+		var err error
+		if ld.given != nil {
+			d.guard = *ld.given.stack(prefix)
+		} else if d.guard, err = ld.guardChannels(prefix, g); err != nil {
+			return d, err
+		}
+	}
+	if ld.chosen != nil {
+		*ld.chosen.stack(prefix) = d.guard
+	}
 	for l := 0; l < g.layers; l++ {
 		p := fmt.Sprintf("%slayers.%d.", prefix, l)
 		var lw layerWeights
@@ -257,7 +285,7 @@ func (ld *loader) decoder(prefix string, g geometry, prec string, maxPos int) (d
 		if lw.kNorm, err = ld.vector(p+"self_attn.k_norm.weight", g.headDim); err != nil {
 			return d, err
 		}
-		if lw.o, err = ld.matrix([]string{p + "self_attn.o_proj.weight"}, []int{g.hidden}, qw, "", prec); err != nil {
+		if lw.o, lw.oGuard, err = ld.guardedMatrix(p+"self_attn.o_proj.weight", g.hidden, qw, prec, d.guard); err != nil {
 			return d, err
 		}
 		if lw.postNorm, cs, err = ld.norm(p+"post_attention_layernorm.weight", g.hidden, smooth); err != nil {
@@ -267,7 +295,7 @@ func (ld *loader) decoder(prefix string, g geometry, prec string, maxPos int) (d
 			[]int{g.inter, g.inter}, g.hidden, "", prec, cs); err != nil {
 			return d, err
 		}
-		if lw.down, err = ld.matrix([]string{p + "mlp.down_proj.weight"}, []int{g.hidden}, g.inter, "", prec); err != nil {
+		if lw.down, lw.downGuard, err = ld.guardedMatrix(p+"mlp.down_proj.weight", g.hidden, g.inter, prec, d.guard); err != nil {
 			return d, err
 		}
 		d.layers = append(d.layers, lw)

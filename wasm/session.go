@@ -153,10 +153,16 @@ func (s *Session) create(spec *abi.EngineSpec) error {
 	if v, err := s.b.Version(); err != nil || v != abi.Version {
 		return fmt.Errorf("wasm: host ABI version %d (%v), guest speaks %d", v, err, abi.Version)
 	}
+	var guards predictor.Guards
+	if len(spec.Guards) > 0 {
+		if err := json.Unmarshal(spec.Guards, &guards); err != nil {
+			return fmt.Errorf("wasm: create: guarded channels: %w", err)
+		}
+	}
 	s.src = NewSource(&cfg, s.b)
 	err = s.b.Replay(spec.Created, func() error {
 		var err error
-		s.weights, err = predictor.LoadWeights(s.src, s.b, prec)
+		s.weights, err = predictor.LoadWeightsGuarded(s.src, s.b, prec, &guards)
 		return err
 	})
 	if err != nil {

@@ -51,6 +51,7 @@ type EngineSpec struct {
 	Config    json.RawMessage `json:"config"`
 	Precision string          `json:"precision"`
 	Created   []Created       `json:"created"`
+	Guards    json.RawMessage `json:"guards,omitempty"` // the host load's predictor.Guards, which the guest's replay must use
 	MaxBatch  int             `json:"max_batch"`
 	MaxLen    int             `json:"max_len,omitempty"`
 	Path      string          `json:"path,omitempty"`
