@@ -19,7 +19,8 @@ type benchPredictorCmd struct {
 	Model     string `default:"synth:0.6b" help:"Model: a checkpoint directory or synth:SIZE[+outliers] (${default})."`
 	Precision string `default:"int8" enum:"fp32,int8,int8-fp32head,int8-pertensor" help:"Matrix precision: ${enum} (${default})."`
 	Batch     int    `default:"1" help:"Streams per pass (${default})."`
-	Frames    int    `default:"20" help:"Timed frames, after 2 warm-up frames (${default})."`
+	Frames    int    `default:"20" help:"Timed frames, after the warm-up frames (${default})."`
+	Warmup    int    `default:"8" help:"Untimed warm-up frames: the Go runtime starts the OS threads the kernel pool's wake-ups need during the first few, and those allocations are not the predictor's (${default})."`
 	Path      string `default:"incremental" enum:"incremental,full" help:"Sub-step path: ${enum} (${default})."`
 	Parity    bool   `help:"Also run the fp32 reference beside it and report parity (timing then includes the reference)."`
 	JSON      bool   `name:"json" help:"Print one JSON object on stdout."`
@@ -144,7 +145,7 @@ func (c *benchPredictorCmd) Run(g *Globals, _ context.Context) error {
 	}
 	fl := newFloorMeter(threads)
 	logf("warm-up, then %d frames at batch %d, %d thread(s), level %s", c.Frames, c.Batch, threads, simd.Active())
-	for i := 0; i < 2; i++ {
+	for i := 0; i < max(1, c.Warmup); i++ {
 		if err := frame(); err != nil {
 			return err
 		}
