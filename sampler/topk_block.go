@@ -33,7 +33,7 @@ func (s *Sampler) candidatesByBlock(x []float32, k int, temp float32) (n int, na
 		t := x[full*blockLen:]
 		m := t[0]
 		for _, xv := range t[1:] {
-			m = max(m, xv) // max propagates NaN
+			m = maxf(m, xv) // maxf propagates NaN
 		}
 		bm[full] = m
 		nan = nan || m != m
@@ -66,9 +66,9 @@ func (s *Sampler) candidatesByBlock(x []float32, k int, temp float32) (n int, na
 // instruction-level parallelism.
 func max16(b []float32) float32 {
 	b = b[:16]
-	m0 := max(max(b[0], b[1]), max(b[2], b[3]))
-	m1 := max(max(b[4], b[5]), max(b[6], b[7]))
-	m2 := max(max(b[8], b[9]), max(b[10], b[11]))
-	m3 := max(max(b[12], b[13]), max(b[14], b[15]))
-	return max(max(m0, m1), max(m2, m3))
+	m0 := maxf(maxf(b[0], b[1]), maxf(b[2], b[3]))
+	m1 := maxf(maxf(b[4], b[5]), maxf(b[6], b[7]))
+	m2 := maxf(maxf(b[8], b[9]), maxf(b[10], b[11]))
+	m3 := maxf(maxf(b[12], b[13]), maxf(b[14], b[15]))
+	return maxf(maxf(m0, m1), maxf(m2, m3))
 }

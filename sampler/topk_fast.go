@@ -69,7 +69,7 @@ func (s *Sampler) topKFast(x []float32, k int, temp float32) ([]int32, float32, 
 	// Divided threshold and maximum.
 	var maxRaw float32 = float32(math.Inf(-1))
 	for _, kk := range keys[:n] {
-		maxRaw = max(maxRaw, unsortable(uint32(kk>>32)))
+		maxRaw = maxf(maxRaw, unsortable(uint32(kk>>32)))
 	}
 	thrT, maxT := thr, maxRaw
 	if temp != 1 {
