@@ -27,6 +27,12 @@ type wasmE2EReport struct {
 	Ratio             float64 `json:"wasi_over_native"`
 	HostCallsPerFrame float64 `json:"host_calls_per_frame"` // guest→host calls per decode step
 	HostMsPerFrame    float64 `json:"host_ms_per_frame"`    // of ms_per_frame, inside host functions (kernels)
+	// The guest's own split of its steps (all runs, warm-up included), per
+	// step: wall ms inside Step, of which inside the model (graph and host
+	// calls, sampling excluded), and the ms draining and encoding events.
+	GuestStepMs   float64 `json:"guest_step_ms"`
+	GuestModelMs  float64 `json:"guest_model_ms"`
+	GuestEncodeMs float64 `json:"guest_encode_ms"`
 
 	Runs []host.E2EResult `json:"runs"`
 }
@@ -61,6 +67,9 @@ func (c *benchE2ECmd) runWasm(g *Globals, ctx context.Context) error {
 		hm = append(hm, w.HostMSPerFrame)
 	}
 	r.HostMsPerFrame = median(hm)
+	if n := float64(cmp.Guest.GuestSteps); n > 0 {
+		r.GuestStepMs, r.GuestModelMs, r.GuestEncodeMs = cmp.Guest.StepMS/n, cmp.Guest.ModelMS/n, cmp.Guest.EncodeMS/n
+	}
 	if c.JSON {
 		enc := json.NewEncoder(g.Stdout)
 		enc.SetIndent("", "  ")
@@ -69,5 +78,6 @@ func (c *benchE2ECmd) runWasm(g *Globals, ctx context.Context) error {
 	fmt.Fprintf(g.Stdout, "e2e %s %s, %d stream(s) × %d frames, mode wasi\n", r.Model, r.Precision, r.Streams, r.Frames)
 	fmt.Fprintf(g.Stdout, "  %.2f ms/frame (RTF %.3f); native %.2f ms/frame in the same run: ratio %.3f\n", r.MsPerFrame, r.RTF, r.NativeMsPerFrame, r.Ratio)
 	fmt.Fprintf(g.Stdout, "  %.0f host calls/frame, %.2f ms/frame inside host functions\n", r.HostCallsPerFrame, r.HostMsPerFrame)
+	fmt.Fprintf(g.Stdout, "  guest per step: %.2f ms in Step, %.2f ms of it in the model; %.2f ms encoding events\n", r.GuestStepMs, r.GuestModelMs, r.GuestEncodeMs)
 	return nil
 }
