@@ -23,8 +23,9 @@ type Backend struct {
 	inputs  []*Q8Input // activation buffers by cols
 	tmp     []float32  // rotated / fake-quantized activations
 	addTmp  []float32  // MatMulAdd's product
-	attnTmp []float32  // attention scores
-	qkTmp   []float32  // one row's normed, rotated q
+	attnTmp []float32  // each row's attention scores
+	qkTmp   []float32  // each row's normed, rotated q
+	attn    attnRows   // Attention's phase 2 task
 	f32     f32Task    // the fp32 product's task (no allocation per call)
 }
 

@@ -205,9 +205,6 @@ func (b *Backend) Attention(out, qkv []float32, m int, caches, pos []int32, laye
 	if len(qkv) != m*row || len(out) != m*qw {
 		return fmt.Errorf("simd: backend: Attention of %d rows with len(qkv) %d, len(out) %d (want %d, %d)", m, len(qkv), len(out), m*row, m*qw)
 	}
-	if cap(b.qkTmp) < qw {
-		b.qkTmp = make([]float32, qw)
-	}
 	// Phase 1: normalise and rotate k, store k and v.
 	for r := 0; r < m; r++ {
 		c := &b.objs[caches[r]]
@@ -220,7 +217,7 @@ func (b *Backend) Attention(out, qkv []float32, m int, caches, pos []int32, laye
 		rmsNormHeads(kd, kn.data, eps)
 		ropeApply(ro.rope, kd, kvh, p)
 	}
-	// Phase 2: each row's q against its cache.
+	// Phase 2: each row's q against its cache, rows split over the pool.
 	// Scores for up to the largest cache's positions, so a growing
 	// sequence does not regrow the buffer step by step.
 	maxN := 0
@@ -228,19 +225,20 @@ func (b *Backend) Attention(out, qkv []float32, m int, caches, pos []int32, laye
 		maxN = max(maxN, b.objs[h].maxPos)
 	}
 	maxN *= heads / kvh
-	if cap(b.attnTmp) < maxN {
-		b.attnTmp = make([]float32, maxN)
+	if cap(b.qkTmp) < m*qw {
+		b.qkTmp = make([]float32, m*qw)
 	}
-	scale := float32(1 / math.Sqrt(float64(hd)))
-	q := b.qkTmp[:qw]
-	for r := 0; r < m; r++ {
-		c := &b.objs[caches[r]]
-		p := int(pos[r])
-		copy(q, qkv[r*row:r*row+qw])
-		rmsNormHeads(q, qn.data, eps)
-		ropeApply(ro.rope, q, heads, p)
-		n := p + 1
-		attend(out[r*qw:(r+1)*qw], q, c.kv[2*layer][:n*kw], c.kv[2*layer+1][:n*kw], n, heads, kvh, hd, scale, b.attnTmp[:n*(heads/kvh)])
+	if cap(b.attnTmp) < m*maxN {
+		b.attnTmp = make([]float32, m*maxN)
 	}
+	t := &b.attn
+	*t = attnRows{b: b, out: out, qkv: qkv, caches: caches, pos: pos, layer: layer, qn: qn.data, rope: ro.rope,
+		heads: heads, kvh: kvh, hd: hd, maxN: maxN, eps: eps, scale: float32(1 / math.Sqrt(float64(hd)))}
+	if b.pool != nil && m > 1 {
+		b.pool.Run(t, m, 1)
+	} else {
+		t.RunRange(0, m)
+	}
+	*t = attnRows{}
 	return nil
 }

@@ -131,3 +131,73 @@ func TestBackendThreadsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestBackendAttentionThreadsAgree checks that Attention's rows split over
+// the pool give the single-threaded result bit for bit: 6 rows over 3
+// caches, two of them a prefill of positions 0..2 of one cache.
+func TestBackendAttentionThreadsAgree(t *testing.T) {
+	const heads, kvh, hd, maxPos = 4, 2, 16, 8
+	r := rand.New(rand.NewPCG(7, 8))
+	row := (heads + 2*kvh) * hd
+	caches := []int{0, 0, 0, 1, 2, 2}
+	pos := []int32{0, 1, 2, 5, 3, 4}
+	m := len(pos)
+	qkv := make([]float32, m*row)
+	for i := range qkv {
+		qkv[i] = float32(r.NormFloat64())
+	}
+	gain := make([]float32, hd)
+	for i := range gain {
+		gain[i] = 0.5 + float32(r.Float64())
+	}
+	run := func(threads int) []float32 {
+		b := NewBackend(threads)
+		defer b.Close()
+		qn, err := b.NewVector(gain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kn, err := b.NewVector(gain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rope, err := b.NewRope(hd, maxPos, 1e6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var hs [3]int32
+		for i := range hs {
+			if hs[i], err = b.NewKVCache(1, kvh, hd, maxPos); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Fill the earlier positions of caches 1 and 2 one row at a time.
+		fr := rand.New(rand.NewPCG(9, 10))
+		fill := make([]float32, row)
+		for c, upto := range []int32{0, 5, 3} {
+			for p := int32(0); p < upto; p++ {
+				for i := range fill {
+					fill[i] = float32(fr.NormFloat64())
+				}
+				if err := b.Attention(make([]float32, heads*hd), fill, 1, []int32{hs[c]}, []int32{p}, 0, qn, kn, rope, heads, 1e-6); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		ch := make([]int32, m)
+		for i, c := range caches {
+			ch[i] = hs[c]
+		}
+		out := make([]float32, m*heads*hd)
+		if err := b.Attention(out, append([]float32(nil), qkv...), m, ch, pos, 0, qn, kn, rope, heads, 1e-6); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	a, c := run(1), run(3)
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(c[i]) {
+			t.Fatalf("out[%d] = %v on 1 thread, %v on 3", i, a[i], c[i])
+		}
+	}
+}
