@@ -100,7 +100,7 @@ func (s *Session) run(c *abi.Command, r *abi.Reply) error {
 	case abi.CmdLoad:
 		l := s.engine.Load()
 		r.Load = &abi.Load{Running: l.Running, Waiting: l.Waiting, KVBytes: l.KVBytes, Steps: l.Steps,
-			GuestSteps: s.steps, StepMS: float64(s.stepNS) / 1e6, ModelMS: float64(s.times.ns) / 1e6, EncodeMS: float64(s.encodeNS) / 1e6,
+			GuestSteps: s.steps, StepMS: float64(s.stepNS) / 1e6, ModelMS: float64(s.times.ns) / 1e6, PickMS: float64(s.times.pickNS) / 1e6, EncodeMS: float64(s.encodeNS) / 1e6,
 			Prefills: s.times.prefills, BatchPrefills: s.times.batchPrefills, BatchPrefilled: s.times.batchPrefilled}
 		return nil
 	case abi.CmdProbe:

@@ -9,6 +9,7 @@ import (
 // modelTimes is the session's accounting of its model's calls.
 type modelTimes struct {
 	ns             int64  // wall time in the model (graph plus host calls)
+	pickNS         int64  // wall time in the predictor's pick callbacks (sampling)
 	prefills       uint64 // single-sequence Prefill calls
 	batchPrefills  uint64 // PrefillBatch calls
 	batchPrefilled uint64 // sequences prefilled by PrefillBatch calls
@@ -88,6 +89,7 @@ func (m timedModel) PredictFrame(hidden []float32, c0, codes []int32, pick func(
 		inPick += time.Since(p0)
 	})
 	m.t.ns += int64(time.Since(t0) - inPick)
+	m.t.pickNS += int64(inPick)
 	return err
 }
 

@@ -116,6 +116,7 @@ type Load struct {
 	GuestSteps uint64  `json:"guest_steps"`
 	StepMS     float64 `json:"step_ms"`
 	ModelMS    float64 `json:"model_ms"`
+	PickMS     float64 `json:"pick_ms,omitempty"` // of StepMS, in the code predictor's sampling callbacks
 	EncodeMS   float64 `json:"encode_ms"`
 	// The guest model's prefills since create: single-sequence Prefill
 	// calls, batched PrefillBatch calls and the sequences those carried.
