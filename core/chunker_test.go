@@ -16,7 +16,7 @@ func TestChunkerRamp(t *testing.T) {
 	want := []cut{{2, 0, 2, 0}, {6, 2, 4, 2}, {14, 6, 8, 6}, {30, 14, 16, 14}, {55, 30, 25, 30}, {80, 55, 25, 55}, {105, 80, 25, 72}}
 	var got []cut
 	for total := 1; total <= 110; total++ {
-		if ch, ok := c.next(total); ok {
+		if ch, ok := c.next(total, 0); ok {
 			got = append(got, cut{total, ch.First, ch.Frames, ch.LeftContext})
 			if ch.Final {
 				t.Errorf("chunk at %d marked final", total)
@@ -31,7 +31,7 @@ func TestChunkerRamp(t *testing.T) {
 			t.Errorf("chunk %d = %+v, want %+v", i, got[i], want[i])
 		}
 	}
-	if l := c.left(110); l != 20 {
+	if l := c.left(110, 0); l != 20 {
 		t.Errorf("left(110) = %d, want 20 (next chunk ends at 130)", l)
 	}
 	f := c.finish(110)
@@ -42,10 +42,10 @@ func TestChunkerRamp(t *testing.T) {
 
 func TestChunkerFinishMarker(t *testing.T) {
 	c := chunker{ramp: sched.FixedRamp{Ramp: []int{1, 3}, ChunkFrames: 3, LeftContextFrames: 2}}
-	if _, ok := c.next(1); !ok {
+	if _, ok := c.next(1, 0); !ok {
 		t.Fatal("first one-frame chunk not cut")
 	}
-	if ch, ok := c.next(4); !ok || ch.First != 1 || ch.Frames != 3 || ch.LeftContext != 1 {
+	if ch, ok := c.next(4, 0); !ok || ch.First != 1 || ch.Frames != 3 || ch.LeftContext != 1 {
 		t.Fatalf("second chunk %+v %v", ch, ok)
 	}
 	f := c.finish(4)

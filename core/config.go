@@ -27,6 +27,13 @@ type Config struct {
 
 	Limits Limits          // frame caps; zero means DefaultLimits
 	Chunks sched.FixedRamp // chunk schedule; zero means sched.DefaultFixedRamp
+	// Adaptive, when set, sizes each stream's chunks with a sched.Adaptive
+	// controller on the engine clock instead of the fixed ramp of Chunks
+	// (whose LeftContextFrames still gives the left context). Its zero
+	// MaxFrames means Chunks.ChunkFrames; the other fields are taken as
+	// given and checked by sched.AdaptiveConfig.Validate. nil means the
+	// fixed ramp.
+	Adaptive *sched.AdaptiveConfig
 
 	// Throttle holds prefills back while a running stream's playback is at
 	// risk.
@@ -103,6 +110,13 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if err := c.Chunks.Validate(); err != nil {
 		return c, err
+	}
+	if c.Adaptive != nil {
+		a, err := adaptiveDefaults(*c.Adaptive, c.Chunks)
+		if err != nil {
+			return c, err
+		}
+		c.Adaptive = &a
 	}
 	if c.Throttle.MarginMS == 0 {
 		c.Throttle.MarginMS = 120

@@ -3,7 +3,33 @@ package core
 import (
 	"fmt"
 	"sync"
+	"time"
 )
+
+// fakeClock is a stats.Clock the tests move by hand (or a fakeModel's
+// onStep moves once per talker decode: a fake step time).
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+}
+
+// Now implements stats.Clock.
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Advance moves the clock forward by d.
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
 
 // tinyIDs are special ids for the fake model: text vocabulary 64, talker
 // vocabulary 40 with a 16-entry codebook, EOS 18.

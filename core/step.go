@@ -161,7 +161,7 @@ func (e *Engine) throttled(now time.Duration) bool {
 		if !started {
 			continue
 		}
-		eta := sched.NextChunkETA(s.chunks.left(len(s.codes)), e.stepEW, e.prefEW)
+		eta := sched.NextChunkETA(s.chunks.left(len(s.codes), ms(now)), e.stepEW, e.prefEW)
 		if sched.ShouldThrottlePrefills(slack, eta, e.cfg.Throttle.MarginMS) {
 			return true
 		}
@@ -231,9 +231,13 @@ func (e *Engine) prefillFailed(s *Stream, err error) {
 }
 
 // startRunning makes prefilled s the next running stream (its hidden and
-// logits are in batch row len(e.running)).
+// logits are in batch row len(e.running)) and, with Config.Adaptive, gives
+// it its own adaptive chunk controller.
 func (e *Engine) startRunning(s *Stream) {
 	s.codes = make([][Codebooks]int32, 0, s.cap)
+	if e.cfg.Adaptive != nil {
+		s.chunks.startAdaptive(*e.cfg.Adaptive)
+	}
 	s.row = len(e.running)
 	e.running = append(e.running, s)
 }
@@ -389,7 +393,7 @@ func (e *Engine) decode() error {
 		f.Index, f.At, f.Step = len(s.codes), now, e.steps
 		s.codes = append(s.codes, f.Codes)
 		s.push(Event{Kind: EventFrame, Frame: f})
-		if ch, ok := s.chunks.next(len(s.codes)); ok {
+		if ch, ok := s.chunks.next(len(s.codes), ms(now)); ok {
 			e.cut(s, ch, now)
 		}
 		if len(s.codes) >= s.cap {

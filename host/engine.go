@@ -50,9 +50,11 @@ type Options struct {
 	Path     predictor.Path // code predictor path
 
 	// Engine holds the engine settings (core.Config): batch budget, limits,
-	// chunk schedule, throttle, seed. Open sets its Model, IDs and
-	// MaxBatch; in WASI mode Sink, Clock and Stats are not used (the guest
-	// runs its engine with Inline and the WASI clock).
+	// chunk schedule (the fixed ramp, or the Adaptive controller), throttle,
+	// seed. Both modes get the same settings (in WASI mode as JSON). Open
+	// sets its Model, IDs and MaxBatch; in WASI mode Sink, Clock and Stats
+	// are not used (the guest runs its engine with Inline and the WASI
+	// clock).
 	Engine core.Config
 
 	// Threads for the kernels (default simd.DefaultThreads()).

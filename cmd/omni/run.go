@@ -32,6 +32,7 @@ type engineFlags struct {
 	FrameFloor    int    `name:"frame-floor" default:"64" help:"Derived frame cap: at least this many frames (${default})."`
 	MaxNewTokens  int    `name:"max-new-tokens" default:"8192" help:"Absolute frame cap of any request (${default})."`
 	StatsDir      string `name:"stats-dir" help:"Keep the step-stats dump here (default: a temporary directory, or $OMNI_STEP_STATS_DIR)." env:"OMNI_STEP_STATS_DIR"`
+	ChunkAdaptive *bool  `name:"chunk-adaptive" negatable:"" help:"Adaptive chunk sizing (default: the deploy profile's; auto says yes, edge no)."`
 }
 
 // limits returns the frame-cap limits the flags give.
@@ -48,6 +49,39 @@ func (f *engineFlags) check() error {
 		return fmt.Errorf("--hop-depth %d must be >= 1", f.HopDepth)
 	}
 	return nil
+}
+
+// resolveProfile resolves the flags' deploy profile for a model of cfg's
+// talker geometry; maxBatch > 0 overrides its max_num_seqs, and
+// --chunk-adaptive / --no-chunk-adaptive its chunk_adaptive.
+func (f *engineFlags) resolveProfile(cfg *predictor.Config, maxBatch int) (sched.Profile, error) {
+	ro := sched.ResolveOptions{Profile: f.DeployProfile, Model: f.Model,
+		Geometry: sched.KVGeometry{NumLayers: cfg.Talker.Layers, NumKVHeads: cfg.Talker.KVHeads, HeadDim: cfg.Talker.HeadDim}}
+	if maxBatch > 0 {
+		ro.Flags.MaxNumSeqs = &maxBatch
+	}
+	ro.Flags.ChunkAdaptive = f.ChunkAdaptive
+	return sched.Resolve(ro)
+}
+
+// engineConfig returns the engine settings the flags and the resolved
+// profile give, the same for the native and the WASI engine: KV budget,
+// frame caps, chunk schedule (the profile's adaptive controller when it
+// says chunk_adaptive, else its fixed ramp), hop depth, throttle margin.
+// The caller sets the model, ids, batch and injected dependencies.
+func (f *engineFlags) engineConfig(prof sched.Profile) core.Config {
+	c := core.Config{
+		KVBudgetBytes: prof.Memory.KVBytes,
+		Limits:        f.limits(),
+		Chunks:        prof.Ramp(),
+		HopDepth:      f.HopDepth,
+		Throttle:      core.Throttle{MarginMS: prof.ChunkMarginMS},
+	}
+	if prof.ChunkAdaptive {
+		a := prof.AdaptiveConfig()
+		c.Adaptive = &a
+	}
+	return c
 }
 
 // loadedModel is a model loaded on the native backend, ready to host
@@ -79,12 +113,7 @@ func loadModel(g *Globals, f *engineFlags, maxBatch int, logf func(string, ...an
 		return nil, err
 	}
 	cfg := src.Config()
-	ro := sched.ResolveOptions{Profile: f.DeployProfile, Model: f.Model,
-		Geometry: sched.KVGeometry{NumLayers: cfg.Talker.Layers, NumKVHeads: cfg.Talker.KVHeads, HeadDim: cfg.Talker.HeadDim}}
-	if maxBatch > 0 {
-		ro.Flags.MaxNumSeqs = &maxBatch
-	}
-	prof, err := sched.Resolve(ro)
+	prof, err := f.resolveProfile(cfg, maxBatch)
 	if err != nil {
 		src.Close()
 		return nil, err
@@ -149,17 +178,10 @@ func (lm *loadedModel) start() (*loadedEngine, error) {
 		cleanup()
 		return nil, err
 	}
-	prof := lm.profile
-	le.Engine, err = core.New(core.Config{
-		Model: m, IDs: core.IDsFromConfig(lm.cfg), MaxBatch: lm.batch,
-		KVBudgetBytes: prof.Memory.KVBytes,
-		Chunks:        prof.Ramp(),
-		HopDepth:      f.HopDepth,
-		Limits:        f.limits(),
-		Sink:          le.log,
-		Throttle:      core.Throttle{MarginMS: prof.ChunkMarginMS},
-		Stats:         le.rec,
-	})
+	ec := f.engineConfig(lm.profile)
+	ec.Model, ec.IDs, ec.MaxBatch = m, core.IDsFromConfig(lm.cfg), lm.batch
+	ec.Sink, ec.Stats = le.log, le.rec
+	le.Engine, err = core.New(ec)
 	if err != nil {
 		m.Close()
 		le.rec.Close()

@@ -9,7 +9,6 @@ import (
 	"github.com/omni-tts/omni/core"
 	"github.com/omni-tts/omni/host"
 	"github.com/omni-tts/omni/predictor"
-	"github.com/omni-tts/omni/sched"
 )
 
 // wasmOptions resolves the engine flags as loadModel does (model, precision,
@@ -25,13 +24,7 @@ func wasmOptions(g *Globals, f *engineFlags, maxBatch int) (host.Options, func()
 	if err != nil {
 		return host.Options{}, nil, err
 	}
-	cfg := src.Config()
-	ro := sched.ResolveOptions{Profile: f.DeployProfile, Model: f.Model,
-		Geometry: sched.KVGeometry{NumLayers: cfg.Talker.Layers, NumKVHeads: cfg.Talker.KVHeads, HeadDim: cfg.Talker.HeadDim}}
-	if maxBatch > 0 {
-		ro.Flags.MaxNumSeqs = &maxBatch
-	}
-	prof, err := sched.Resolve(ro)
+	prof, err := f.resolveProfile(src.Config(), maxBatch)
 	if err != nil {
 		src.Close()
 		return host.Options{}, nil, err
@@ -41,12 +34,7 @@ func wasmOptions(g *Globals, f *engineFlags, maxBatch int) (host.Options, func()
 	}
 	o := host.Options{
 		Source: src, Precision: prec, Mode: host.WASI, MaxBatch: maxBatch, Threads: g.Threads,
-		Engine: core.Config{
-			KVBudgetBytes: prof.Memory.KVBytes,
-			Chunks:        prof.Ramp(),
-			HopDepth:      f.HopDepth,
-			Throttle:      core.Throttle{MarginMS: prof.ChunkMarginMS},
-		},
+		Engine: f.engineConfig(prof),
 		Stderr: g.Stderr,
 	}
 	return o, func() { src.Close() }, nil
