@@ -64,11 +64,16 @@ func (g *Generator) twist() (anyZero bool) {
 	)
 	mt := &g.mt
 	var z uint64 // a zero lane of a new word sets its top bit here
+	// Each pair's words k+1 and k+398 are the next pair's k and k+397:
+	// they are carried over, so an iteration loads two pairs, not four.
 	// Pairs 0..112: words k+397, k+398 are old words 2j+397, 2j+398.
+	cur, mm := mt[0], mt[off]
 	for j := 0; j < half-off-1; j++ {
-		w := twistPair(mt[j], mt[j]>>32|mt[j+1]<<32, mt[j+off]>>32|mt[j+off+1]<<32)
+		nxt, mm2 := mt[j+1], mt[j+off+1]
+		w := twistPair(cur, cur>>32|nxt<<32, mm>>32|mm2<<32)
 		mt[j] = w
 		z |= (w - ones) &^ w & upper
+		cur, mm = nxt, mm2
 	}
 	// Pair 113: words 623 (old) and 0 (new).
 	j := half - off - 1
@@ -76,10 +81,13 @@ func (g *Generator) twist() (anyZero bool) {
 	mt[j] = w
 	z |= (w - ones) &^ w & upper
 	// Pairs 114..310: words 2j−227, 2j−226, both new.
+	cur, mm = mt[half-off], mt[0]
 	for j := half - off; j < half-1; j++ {
-		w := twistPair(mt[j], mt[j]>>32|mt[j+1]<<32, mt[j-(half-off)]>>32|mt[j-(half-off)+1]<<32)
+		nxt, mm2 := mt[j+1], mt[j-(half-off)+1]
+		w := twistPair(cur, cur>>32|nxt<<32, mm>>32|mm2<<32)
 		mt[j] = w
 		z |= (w - ones) &^ w & upper
+		cur, mm = nxt, mm2
 	}
 	// Pair 311: the next of word 623 is the new word 0.
 	j = half - 1
