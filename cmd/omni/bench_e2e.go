@@ -20,6 +20,7 @@ type benchE2ECmd struct {
 	Streams int  `default:"1" help:"Streams submitted together (${default})."`
 	Frames  int  `default:"50" help:"Frames per stream; EOS is masked so every stream runs all of them (${default})."`
 	Warmup  int  `default:"4" help:"Frames of a warm-up pass before the timed run (${default})."`
+	Repeat  int  `default:"5" help:"With --wasm: timed runs of each mode, alternating native and WASI back to back (${default})."`
 	JSON    bool `name:"json" help:"Print one JSON object on stdout."`
 	Wasm    bool `help:"Run the engine as the WASI guest (wazero), with the native figure measured in the same run."`
 }
@@ -57,8 +58,8 @@ type e2eReport struct {
 
 // Run implements "omni bench e2e".
 func (c *benchE2ECmd) Run(g *Globals, ctx context.Context) error {
-	if c.Streams < 1 || c.Frames < 2 || c.Warmup < 0 {
-		return fmt.Errorf("bench e2e: --streams %d must be >= 1, --frames %d >= 2, --warmup %d >= 0", c.Streams, c.Frames, c.Warmup)
+	if c.Streams < 1 || c.Frames < 2 || c.Warmup < 0 || c.Repeat < 1 {
+		return fmt.Errorf("bench e2e: --streams %d must be >= 1, --frames %d >= 2, --warmup %d >= 0, --repeat %d >= 1", c.Streams, c.Frames, c.Warmup, c.Repeat)
 	}
 	if c.Wasm {
 		return c.runWasm(g, ctx)
