@@ -61,6 +61,7 @@ func (s *scratch) ensure(g *geometry, guards, m int) {
 	if m <= s.maxM && len(s.guard) >= m*guards {
 		return
 	}
+	m = max(m, s.maxM)
 	s.maxM = m
 	s.h = make([]float32, m*g.hidden)
 	s.qkv = make([]float32, m*g.qkvWidth())

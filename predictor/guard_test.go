@@ -91,7 +91,11 @@ func TestGuardsAreTheOutlierChannels(t *testing.T) {
 		}{{talkerPrefix, w.Guards.Talker}, {predictorPrefix, w.Guards.Predictor}} {
 			var want []int32
 			if tc.some {
-				g := make([]float32, src.Config().Talker.Hidden)
+				hidden := src.Config().Talker.Hidden
+				if s.prefix == predictorPrefix {
+					hidden = src.Config().Predictor.Hidden
+				}
+				g := make([]float32, hidden)
 				if err := src.ReadF32(s.prefix+"norm.weight", g); err != nil {
 					t.Fatal(err)
 				}
@@ -127,5 +131,26 @@ func TestGivenGuardsOutOfRange(t *testing.T) {
 	}
 	if want := "o_proj.weight: guarded row 1048576 outside"; !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q does not say %q", err, want)
+	}
+}
+
+// TestPickGuardsWorked checks pickGuards on worked examples.
+func TestPickGuardsWorked(t *testing.T) {
+	for _, tc := range []struct {
+		sens  []float64
+		limit int
+		want  []int32
+	}{
+		// median 1 (upper middle of 1,1,1,1,1,8,9,20): 9, 20 and 8 reach 8×;
+		// a limit of 2 keeps the two largest, 20 and 9.
+		{[]float64{1, 1, 9, 1, 1, 20, 1, 8}, 2, []int32{2, 5}},
+		{[]float64{1, 1, 9, 1, 1, 20, 1, 8}, 5, []int32{2, 5, 7}},
+		{[]float64{1, 1, 7.99, 1}, 4, nil}, // below 8× the median
+		{[]float64{0, 0, 5, 0}, 4, nil},    // a zero median guards nothing
+		{[]float64{2, 2, 2, 2}, 4, nil},
+	} {
+		if got := pickGuards(tc.sens, 8, tc.limit); !slices.Equal(got, tc.want) {
+			t.Errorf("pickGuards(%v, 8, %d) = %v, want %v", tc.sens, tc.limit, got, tc.want)
+		}
 	}
 }

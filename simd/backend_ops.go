@@ -225,19 +225,23 @@ func (b *Backend) Attention(out, qkv []float32, m int, caches, pos []int32, laye
 		maxN = max(maxN, b.objs[h].maxPos)
 	}
 	maxN *= heads / kvh
-	if cap(b.qkTmp) < m*qw {
-		b.qkTmp = make([]float32, m*qw)
+	parts := 1
+	if b.pool != nil {
+		parts = min(b.pool.Threads(), m)
 	}
-	if cap(b.attnTmp) < m*maxN {
-		b.attnTmp = make([]float32, m*maxN)
+	if cap(b.qkTmp) < parts*qw {
+		b.qkTmp = make([]float32, parts*qw)
+	}
+	if cap(b.attnTmp) < parts*maxN {
+		b.attnTmp = make([]float32, parts*maxN)
 	}
 	t := &b.attn
 	*t = attnRows{b: b, out: out, qkv: qkv, caches: caches, pos: pos, layer: layer, qn: qn.data, rope: ro.rope,
-		heads: heads, kvh: kvh, hd: hd, maxN: maxN, eps: eps, scale: float32(1 / math.Sqrt(float64(hd)))}
-	if b.pool != nil && m > 1 {
-		b.pool.Run(t, m, 1)
+		heads: heads, kvh: kvh, hd: hd, maxN: maxN, m: m, parts: parts, eps: eps, scale: float32(1 / math.Sqrt(float64(hd)))}
+	if parts > 1 {
+		b.pool.Run(t, parts, 1)
 	} else {
-		t.RunRange(0, m)
+		t.RunRange(0, 1)
 	}
 	*t = attnRows{}
 	return nil
