@@ -4,31 +4,14 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/omni-tts/omni/stats"
 )
 
-// fakeClock is a stats.Clock the tests move by hand (or a fakeModel's
-// onStep moves once per talker decode: a fake step time).
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-}
-
-// Now implements stats.Clock.
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-// Advance moves the clock forward by d.
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
+// newFakeClock returns a stats.ManualClock the tests move by hand (or a
+// fakeModel's onStep moves once per talker decode: a fake step time).
+func newFakeClock() *stats.ManualClock {
+	return stats.NewManualClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 }
 
 // tinyIDs are special ids for the fake model: text vocabulary 64, talker
