@@ -1,9 +1,7 @@
 package core
 
 import (
-	"context"
 	"encoding/json"
-	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -38,26 +36,12 @@ func runTimed(t *testing.T, batch int, steps []time.Duration, reqs []Request, ed
 			edit(c)
 		}
 	})
-	var ss []*Stream
-	for _, r := range reqs {
-		s, err := e.Submit(context.Background(), r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ss = append(ss, s)
-	}
+	ss := submitAll(t, e, reqs)
 	drain(t, e)
 	var out []timedStream
 	for _, s := range ss {
 		ts := timedStream{id: s.ID()}
-		for {
-			ev, err := s.Next(context.Background())
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+		for _, ev := range events(t, s) {
 			switch ev.Kind {
 			case EventFrame:
 				ts.frames = append(ts.frames, ev.Frame)

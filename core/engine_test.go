@@ -41,6 +41,36 @@ func drain(t *testing.T, e *Engine) {
 	}
 }
 
+// submitAll submits reqs to e in order and returns their streams.
+func submitAll(t *testing.T, e *Engine, reqs []Request) []*Stream {
+	t.Helper()
+	var ss []*Stream
+	for _, r := range reqs {
+		s, err := e.Submit(context.Background(), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ss = append(ss, s)
+	}
+	return ss
+}
+
+// events reads s's events until io.EOF.
+func events(t *testing.T, s *Stream) []Event {
+	t.Helper()
+	var evs []Event
+	for {
+		ev, err := s.Next(context.Background())
+		if err == io.EOF {
+			return evs
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, ev)
+	}
+}
+
 func newEngine(t *testing.T, m *fakeModel, edit func(*Config)) *Engine {
 	t.Helper()
 	cfg := Config{Model: m, IDs: tinyIDs(), Inline: true}
@@ -66,14 +96,7 @@ func TestBatchedEqualsUnbatched(t *testing.T) {
 	run := func(batch int) [][][Codebooks]int32 {
 		m := newFake(batch)
 		e := newEngine(t, m, nil)
-		var ss []*Stream
-		for _, r := range reqs {
-			s, err := e.Submit(context.Background(), r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ss = append(ss, s)
-		}
+		ss := submitAll(t, e, reqs)
 		drain(t, e)
 		var out [][][Codebooks]int32
 		for _, s := range ss {
@@ -208,14 +231,7 @@ func TestEOSAndLengthCap(t *testing.T) {
 	// Events: frames in order, chunks, the end last; then io.EOF.
 	var frames, chunkFrames int
 	var last EventKind
-	for {
-		ev, err := s.Next(context.Background())
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, ev := range events(t, s) {
 		switch ev.Kind {
 		case EventFrame:
 			if ev.Frame.Index != frames {

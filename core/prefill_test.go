@@ -1,7 +1,6 @@
 package core
 
 import (
-	"context"
 	"reflect"
 	"testing"
 )
@@ -32,14 +31,7 @@ func TestAdmitStepPrefillsTogether(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer e.Close()
-		var ss []*Stream
-		for _, r := range reqs {
-			s, err := e.Submit(context.Background(), r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ss = append(ss, s)
-		}
+		ss := submitAll(t, e, reqs)
 		drain(t, e)
 		var out [][][Codebooks]int32
 		var rows []int
