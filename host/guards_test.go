@@ -1,7 +1,6 @@
 package host
 
 import (
-	"slices"
 	"testing"
 )
 
@@ -16,11 +15,5 @@ func TestNativeAndWASIGuardedIdentical(t *testing.T) {
 		t.Fatalf("synth:tiny+outliers in int8 guards no channels (%+v): the test would not exercise the guest's guards", g)
 	}
 	reqs := seededRequests(3, 10)
-	nc, _ := runAll(t, nat, reqs)
-	wc, _ := runAll(t, wsi, reqs)
-	for i := range reqs {
-		if len(nc[i]) == 0 || !slices.Equal(nc[i], wc[i]) {
-			t.Errorf("request %d: native codes %v, wasi %v", i, nc[i], wc[i])
-		}
-	}
+	sameCodes(t, nat, wsi, reqs)
 }

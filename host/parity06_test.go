@@ -84,13 +84,7 @@ func TestNativeAndWASIBitIdentical06B(t *testing.T) {
 	}
 	defer ne.Close()
 	reqs := seededRequests(2, 3)
-	nc, _ := runAll(t, nativeCore{ne}, reqs)
-	wc, _ := runAll(t, wsi, reqs)
-	for i := range reqs {
-		if len(nc[i]) == 0 || !slices.Equal(nc[i], wc[i]) {
-			t.Errorf("request %d: native codes %v, wasi %v", i, nc[i], wc[i])
-		}
-	}
+	sameCodes(t, nativeCore{ne}, wsi, reqs)
 }
 
 // nativeCore adapts a bare core.Engine to Engine for runAll.

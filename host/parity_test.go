@@ -30,6 +30,19 @@ func seededRequests(n, frames int) []core.Request {
 	return out
 }
 
+// sameCodes runs reqs on both engines and fails for every request whose
+// native codes are empty or differ from the WASI ones.
+func sameCodes(t *testing.T, nat, wsi Engine, reqs []core.Request) {
+	t.Helper()
+	nc, _ := runAll(t, nat, reqs)
+	wc, _ := runAll(t, wsi, reqs)
+	for i := range reqs {
+		if len(nc[i]) == 0 || !slices.Equal(nc[i], wc[i]) {
+			t.Errorf("request %d: native codes %v, wasi %v", i, nc[i], wc[i])
+		}
+	}
+}
+
 // runAll submits reqs to e, steps it until idle and returns every
 // stream's codes and end.
 func runAll(t *testing.T, e Engine, reqs []core.Request) ([][][core.Codebooks]int32, []core.End) {

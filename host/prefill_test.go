@@ -1,7 +1,6 @@
 package host
 
 import (
-	"slices"
 	"testing"
 )
 
@@ -12,13 +11,7 @@ import (
 func TestWASIGuestBatchesPrefill(t *testing.T) {
 	nat, wsi := openBoth(t, "synth:tiny", 4)
 	reqs := seededRequests(5, 6)
-	nc, _ := runAll(t, nat, reqs)
-	wc, _ := runAll(t, wsi, reqs)
-	for i := range reqs {
-		if len(nc[i]) == 0 || !slices.Equal(nc[i], wc[i]) {
-			t.Errorf("request %d: native codes %v, wasi %v", i, nc[i], wc[i])
-		}
-	}
+	sameCodes(t, nat, wsi, reqs)
 	if _, err := wsi.Load(); err != nil {
 		t.Fatal(err)
 	}
