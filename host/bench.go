@@ -35,11 +35,37 @@ type hostTimer interface{ hostTime() time.Duration }
 // idle and reports the time per frame. The first step (admission and
 // prefill of every request) is timed apart.
 func BenchE2E(ctx context.Context, e Engine, streams, frames, textLen int) (E2EResult, error) {
-	res := E2EResult{Mode: e.Mode().String(), Streams: streams, Frames: frames}
-	if streams < 1 || frames < 2 || textLen < 1 {
-		return res, fmt.Errorf("host: bench of %d streams, %d frames, %d text ids", streams, frames, textLen)
+	b, err := startBench(ctx, e, streams, frames, textLen)
+	if err != nil {
+		return b.res, err
 	}
-	var ss []Stream
+	for b.busy {
+		if _, err := b.step(); err != nil {
+			return b.res, err
+		}
+	}
+	return b.finish(ctx)
+}
+
+// benchRun is one BenchE2E workload in progress: its streams submitted and
+// prefilled, stepped one decode step at a time.
+type benchRun struct {
+	e      Engine
+	res    E2EResult
+	ss     []Stream
+	busy   bool
+	calls0 uint64
+	ht0    time.Duration
+	decode time.Duration // wall time of the decode steps so far
+}
+
+// startBench validates the shape, submits the seeded requests and runs the
+// first step (admission and prefill), timed apart.
+func startBench(ctx context.Context, e Engine, streams, frames, textLen int) (*benchRun, error) {
+	b := &benchRun{e: e, res: E2EResult{Mode: e.Mode().String(), Streams: streams, Frames: frames}}
+	if streams < 1 || frames < 2 || textLen < 1 {
+		return b, fmt.Errorf("host: bench of %d streams, %d frames, %d text ids", streams, frames, textLen)
+	}
 	for i := 0; i < streams; i++ {
 		text := make([]int32, textLen)
 		for j := range text {
@@ -53,44 +79,58 @@ func BenchE2E(ctx context.Context, e Engine, streams, frames, textLen int) (E2ER
 		r.MaxFrames = frames
 		s, err := e.Submit(ctx, r)
 		if err != nil {
-			return res, err
+			return b, err
 		}
-		ss = append(ss, s)
+		b.ss = append(b.ss, s)
 	}
 	t0 := time.Now()
 	busy, err := e.Step()
 	if err != nil {
-		return res, err
+		return b, err
 	}
-	res.PrefillMS = float64(time.Since(t0)) / 1e6
-	res.Steps = 1
-	calls0 := e.HostCalls()
-	var ht0 time.Duration
-	ht, timed := e.(hostTimer)
-	if timed {
-		ht0 = ht.hostTime()
+	b.res.PrefillMS = float64(time.Since(t0)) / 1e6
+	b.res.Steps = 1
+	b.busy = busy
+	b.calls0 = e.HostCalls()
+	if ht, ok := e.(hostTimer); ok {
+		b.ht0 = ht.hostTime()
 	}
-	t1 := time.Now()
-	for busy {
-		if busy, err = e.Step(); err != nil {
-			return res, err
-		}
-		res.Steps++
+	return b, nil
+}
+
+// step runs one decode step and returns its wall time.
+func (b *benchRun) step() (time.Duration, error) {
+	t := time.Now()
+	busy, err := b.e.Step()
+	d := time.Since(t)
+	if err != nil {
+		return d, err
 	}
-	decode := time.Since(t1)
-	for _, s := range ss {
+	b.busy = busy
+	b.decode += d
+	b.res.Steps++
+	return d, nil
+}
+
+// finish checks that every stream generated exactly its frames and fills
+// in the per-frame figures.
+func (b *benchRun) finish(ctx context.Context) (E2EResult, error) {
+	frames := b.res.Frames
+	for _, s := range b.ss {
 		end, err := s.Wait(ctx)
 		if err != nil {
-			return res, err
+			return b.res, err
 		}
 		if end.Frames != frames {
-			return res, fmt.Errorf("host: bench stream %s ended %v after %d frames, want %d", s.ID(), end.Reason, end.Frames, frames)
+			return b.res, fmt.Errorf("host: bench stream %s ended %v after %d frames, want %d", s.ID(), end.Reason, end.Frames, frames)
 		}
 	}
-	res.MSPerFrame = float64(decode) / 1e6 / float64(frames)
-	res.HostCallsPerFrame = float64(e.HostCalls()-calls0) / float64(res.Steps-1)
-	if timed {
-		res.HostMSPerFrame = float64(ht.hostTime()-ht0) / 1e6 / float64(frames)
+	b.res.MSPerFrame = float64(b.decode) / 1e6 / float64(frames)
+	if b.res.Steps > 1 {
+		b.res.HostCallsPerFrame = float64(b.e.HostCalls()-b.calls0) / float64(b.res.Steps-1)
 	}
-	return res, nil
+	if ht, ok := b.e.(hostTimer); ok {
+		b.res.HostMSPerFrame = float64(ht.hostTime()-b.ht0) / 1e6 / float64(frames)
+	}
+	return b.res, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/omni-tts/omni/core"
 	"github.com/omni-tts/omni/predictor"
@@ -14,12 +15,17 @@ import (
 // E2EComparison holds the runs of CompareE2E and their medians.
 type E2EComparison struct {
 	Native, WASI []E2EResult
-	// NativeMS and WASIMS are the median ms_per_frame of each mode; Ratio
-	// is the median over the repetitions of WASI / native within each
-	// repetition (the two runs of a repetition are back to back, so a
-	// passing load on the machine falls on both); RatioOfMedians is
-	// WASIMS / NativeMS.
-	NativeMS, WASIMS, Ratio, RatioOfMedians float64
+	// NativeMS and WASIMS are the median ms_per_frame of each mode;
+	// RatioOfMedians is WASIMS / NativeMS.
+	NativeMS, WASIMS, RatioOfMedians float64
+	// StepRatios holds, for every decode step of every repetition, the
+	// WASI step's wall time over the native one's: the two engines run
+	// the same seeded workload in lockstep, one step each in turn (which
+	// goes first alternates), so a passing load on the machine falls on
+	// both halves of a pair. Ratio is their median, RatioP25 and RatioP75
+	// their quartiles.
+	StepRatios                []float64
+	Ratio, RatioP25, RatioP75 float64
 	// HostCallsPerFrame is the WASI runs' median.
 	HostCallsPerFrame float64
 	// Guest is the guest's own accounting over all its runs (step, model
@@ -28,10 +34,12 @@ type E2EComparison struct {
 }
 
 // CompareE2E loads o's model once and measures the same seeded workload
-// (BenchE2E) reps times in each mode, after one warm-up pass of warmup
-// frames (none below 2), alternating which goes first, so
-// that both modes share the weights, the kernels and the machine's
-// momentary load. The native side is core.Engine linked into this program,
+// (BenchE2E's) reps times in both modes at once, after one warm-up pass of
+// warmup frames (none below 2): each repetition submits the workload to
+// both engines and steps them in lockstep, one decode step each in turn,
+// so that both modes share the weights, the kernels and the machine's
+// momentary load, and every step of one is paired with the same step of
+// the other. The native side is core.Engine linked into this program,
 // running on the host's handles.
 func CompareE2E(ctx context.Context, o Options, streams, frames, textLen, warmup, reps int) (*E2EComparison, error) {
 	if reps < 1 {
@@ -84,21 +92,12 @@ func CompareE2E(ctx context.Context, o Options, streams, frames, textLen, warmup
 		}
 	}
 	for i := 0; i < reps; i++ {
-		order := []Engine{ne, we}
-		if i%2 == 1 {
-			order = []Engine{we, ne}
+		n, w, err := benchPaired(ctx, ne, we, streams, frames, textLen, c)
+		if err != nil {
+			return nil, fmt.Errorf("host: run %d: %w", i, err)
 		}
-		for _, e := range order {
-			r, err := BenchE2E(ctx, e, streams, frames, textLen)
-			if err != nil {
-				return nil, fmt.Errorf("host: %v run %d: %w", e.Mode(), i, err)
-			}
-			if e.Mode() == WASI {
-				c.WASI = append(c.WASI, r)
-			} else {
-				c.Native = append(c.Native, r)
-			}
-		}
+		c.Native = append(c.Native, n)
+		c.WASI = append(c.WASI, w)
 	}
 	if _, err := we.Load(); err == nil {
 		c.Guest = we.guestLoad()
@@ -118,11 +117,68 @@ func CompareE2E(ctx context.Context, o Options, streams, frames, textLen, warmup
 	ms := func(r E2EResult) float64 { return r.MSPerFrame }
 	c.NativeMS, c.WASIMS = med(c.Native, ms), med(c.WASI, ms)
 	c.RatioOfMedians = c.WASIMS / c.NativeMS
-	pairs := make([]E2EResult, len(c.WASI))
-	for i, w := range c.WASI {
-		pairs[i] = E2EResult{MSPerFrame: w.MSPerFrame / c.Native[i].MSPerFrame}
+	r := slices.Clone(c.StepRatios)
+	slices.Sort(r)
+	if len(r) > 0 {
+		c.Ratio, c.RatioP25, c.RatioP75 = quantile(r, 0.5), quantile(r, 0.25), quantile(r, 0.75)
 	}
-	c.Ratio = med(pairs, ms)
 	c.HostCallsPerFrame = med(c.WASI, func(r E2EResult) float64 { return r.HostCallsPerFrame })
 	return c, nil
+}
+
+// benchPaired runs one repetition of the workload on both engines in
+// lockstep and appends the per-step WASI / native ratios to c.StepRatios.
+// Which engine steps first alternates from step to step. A step one engine runs after the other has gone idle is timed but
+// unpaired (the workloads are identical, so it does not happen when both
+// are correct).
+func benchPaired(ctx context.Context, ne, we Engine, streams, frames, textLen int, c *E2EComparison) (n, w E2EResult, err error) {
+	nb, err := startBench(ctx, ne, streams, frames, textLen)
+	if err != nil {
+		return nb.res, w, fmt.Errorf("%v: %w", ne.Mode(), err)
+	}
+	wb, err := startBench(ctx, we, streams, frames, textLen)
+	if err != nil {
+		return n, wb.res, fmt.Errorf("%v: %w", we.Mode(), err)
+	}
+	for k := 0; nb.busy || wb.busy; k++ {
+		order := [2]*benchRun{nb, wb}
+		if k%2 == 1 {
+			order = [2]*benchRun{wb, nb}
+		}
+		var d [2]time.Duration
+		for i, b := range order {
+			if !b.busy {
+				continue
+			}
+			if d[i], err = b.step(); err != nil {
+				return nb.res, wb.res, fmt.Errorf("%v: %w", b.e.Mode(), err)
+			}
+		}
+		if d[0] > 0 && d[1] > 0 {
+			dn, dw := d[0], d[1]
+			if k%2 == 1 {
+				dn, dw = dw, dn
+			}
+			c.StepRatios = append(c.StepRatios, float64(dw)/float64(dn))
+		}
+	}
+	if n, err = nb.finish(ctx); err != nil {
+		return n, w, fmt.Errorf("%v: %w", ne.Mode(), err)
+	}
+	if w, err = wb.finish(ctx); err != nil {
+		return n, w, fmt.Errorf("%v: %w", we.Mode(), err)
+	}
+	return n, w, nil
+}
+
+// quantile is the q-quantile of the sorted non-empty v, interpolated
+// linearly between order statistics.
+func quantile(v []float64, q float64) float64 {
+	p := q * float64(len(v)-1)
+	i := int(p)
+	if i+1 >= len(v) {
+		return v[len(v)-1]
+	}
+	f := p - float64(i)
+	return v[i]*(1-f) + v[i+1]*f
 }

@@ -20,7 +20,7 @@ type benchE2ECmd struct {
 	Streams int  `default:"1" help:"Streams submitted together (${default})."`
 	Frames  int  `default:"50" help:"Frames per stream; EOS is masked so every stream runs all of them (${default})."`
 	Warmup  int  `default:"4" help:"Frames of a warm-up pass before the timed run (${default})."`
-	Repeat  int  `default:"5" help:"With --wasm: timed runs of each mode, alternating native and WASI back to back (${default})."`
+	Repeat  int  `default:"5" help:"With --wasm: timed repetitions, native and WASI stepped in lockstep (${default})."`
 	JSON    bool `name:"json" help:"Print one JSON object on stdout."`
 	Wasm    bool `help:"Run the engine as the WASI guest (wazero), with the native figure measured in the same run."`
 }

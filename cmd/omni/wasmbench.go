@@ -24,7 +24,10 @@ type wasmE2EReport struct {
 	MsPerFrame        float64 `json:"ms_per_frame"` // median over the runs, WASI
 	RTF               float64 `json:"rtf"`
 	NativeMsPerFrame  float64 `json:"native_ms_per_frame"`         // median, same run
-	Ratio             float64 `json:"wasi_over_native"`            // median of the per-repetition ratios
+	Ratio             float64 `json:"wasi_over_native"`            // median of the per-step ratios (lockstep pairs)
+	RatioP25          float64 `json:"wasi_over_native_p25"`        // their lower quartile
+	RatioP75          float64 `json:"wasi_over_native_p75"`        // their upper quartile
+	StepPairs         int     `json:"step_pairs"`                  // paired decode steps behind the ratio
 	RatioOfMedians    float64 `json:"wasi_over_native_of_medians"` // ms_per_frame / native_ms_per_frame
 	HostCallsPerFrame float64 `json:"host_calls_per_frame"`        // guest→host calls per decode step
 	HostMsPerFrame    float64 `json:"host_ms_per_frame"`           // of ms_per_frame, inside host functions (kernels)
@@ -46,7 +49,7 @@ func (c *benchE2ECmd) runWasm(g *Globals, ctx context.Context) error {
 		return err
 	}
 	defer done()
-	fmt.Fprintf(g.Stderr, "bench e2e: %s in %s, %d stream(s) × %d frames, native and WASI alternating, %d runs each\n", c.Model, o.Precision, c.Streams, c.Frames, c.Repeat)
+	fmt.Fprintf(g.Stderr, "bench e2e: %s in %s, %d stream(s) × %d frames, native and WASI in lockstep, %d runs each\n", c.Model, o.Precision, c.Streams, c.Frames, c.Repeat)
 	cmp, err := host.CompareE2E(ctx, o, c.Streams, c.Frames, len(demoTextIDs), c.Warmup, c.Repeat)
 	if err != nil {
 		return err
@@ -57,7 +60,7 @@ func (c *benchE2ECmd) runWasm(g *Globals, ctx context.Context) error {
 	}
 	r := wasmE2EReport{
 		Model: c.Model, Precision: o.Precision.String(), Threads: threads, Streams: c.Streams, Frames: c.Frames, Mode: "wasi",
-		MsPerFrame: cmp.WASIMS, RTF: cmp.WASIMS / core.FrameMS, NativeMsPerFrame: cmp.NativeMS, Ratio: cmp.Ratio, RatioOfMedians: cmp.RatioOfMedians,
+		MsPerFrame: cmp.WASIMS, RTF: cmp.WASIMS / core.FrameMS, NativeMsPerFrame: cmp.NativeMS, Ratio: cmp.Ratio, RatioP25: cmp.RatioP25, RatioP75: cmp.RatioP75, StepPairs: len(cmp.StepRatios), RatioOfMedians: cmp.RatioOfMedians,
 		HostCallsPerFrame: cmp.HostCallsPerFrame,
 		Runs:              append(append([]host.E2EResult(nil), cmp.Native...), cmp.WASI...),
 	}
@@ -75,7 +78,7 @@ func (c *benchE2ECmd) runWasm(g *Globals, ctx context.Context) error {
 		return enc.Encode(r)
 	}
 	fmt.Fprintf(g.Stdout, "e2e %s %s, %d stream(s) × %d frames, mode wasi\n", r.Model, r.Precision, r.Streams, r.Frames)
-	fmt.Fprintf(g.Stdout, "  %.2f ms/frame (RTF %.3f); native %.2f ms/frame in the same run; WASI/native %.3f (median of %d back-to-back pairs; of the medians %.3f)\n", r.MsPerFrame, r.RTF, r.NativeMsPerFrame, r.Ratio, len(cmp.WASI), r.RatioOfMedians)
+	fmt.Fprintf(g.Stdout, "  %.2f ms/frame (RTF %.3f); native %.2f ms/frame in the same run; WASI/native %.3f (median of %d lockstep step pairs, quartiles %.3f–%.3f; of the run medians %.3f)\n", r.MsPerFrame, r.RTF, r.NativeMsPerFrame, r.Ratio, r.StepPairs, r.RatioP25, r.RatioP75, r.RatioOfMedians)
 	fmt.Fprintf(g.Stdout, "  %.0f host calls/frame, %.2f ms/frame inside host functions\n", r.HostCallsPerFrame, r.HostMsPerFrame)
 	fmt.Fprintf(g.Stdout, "  guest per step: %.2f ms in Step, %.2f ms of it in the model, %.2f ms in the code predictor's sampling; %.2f ms encoding events\n", r.GuestStepMs, r.GuestModelMs, r.GuestPickMs, r.GuestEncodeMs)
 	return nil

@@ -1,0 +1,64 @@
+package host
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/omni-tts/omni/core"
+)
+
+// TestCompareE2ELockstep runs the paired comparison on the tiny model and
+// checks its bookkeeping: every decode step of every repetition paired
+// once, every stream of both modes generating its frames, the quartiles
+// ordered and the guest's own accounting present. It asserts no timing.
+func TestCompareE2ELockstep(t *testing.T) {
+	const streams, frames, reps = 2, 5, 2
+	c, err := CompareE2E(context.Background(), Options{Model: "synth:tiny", Threads: 1, Engine: core.Config{Throttle: core.Throttle{Disabled: true}}}, streams, frames, 4, 2, reps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Native) != reps || len(c.WASI) != reps {
+		t.Fatalf("%d native and %d WASI runs, want %d each", len(c.Native), len(c.WASI), reps)
+	}
+	for i := range reps {
+		n, w := c.Native[i], c.WASI[i]
+		if n.Mode != "native" || w.Mode != "wasi" {
+			t.Fatalf("run %d modes %q, %q", i, n.Mode, w.Mode)
+		}
+		// One prefill step, then one decode step per further frame.
+		if n.Steps != frames || w.Steps != frames {
+			t.Fatalf("run %d: %d native and %d WASI steps, want %d", i, n.Steps, w.Steps, frames)
+		}
+		if w.HostCallsPerFrame <= 0 || n.HostCallsPerFrame != 0 {
+			t.Fatalf("run %d: host calls per frame native %v, WASI %v", i, n.HostCallsPerFrame, w.HostCallsPerFrame)
+		}
+	}
+	if want := reps * (frames - 1); len(c.StepRatios) != want {
+		t.Fatalf("%d step pairs, want %d", len(c.StepRatios), want)
+	}
+	for _, r := range c.StepRatios {
+		if !(r > 0) || math.IsInf(r, 0) {
+			t.Fatalf("step ratio %v", r)
+		}
+	}
+	if !(c.RatioP25 <= c.Ratio && c.Ratio <= c.RatioP75) {
+		t.Fatalf("quartiles %v ≤ median %v ≤ %v do not hold", c.RatioP25, c.Ratio, c.RatioP75)
+	}
+	if c.Guest.GuestSteps == 0 {
+		t.Fatalf("no guest accounting: %+v", c.Guest)
+	}
+}
+
+// TestQuantile checks the interpolated quantile against worked values.
+func TestQuantile(t *testing.T) {
+	v := []float64{1, 2, 4, 8}
+	for _, c := range []struct{ q, want float64 }{{0, 1}, {0.25, 1.75}, {0.5, 3}, {0.75, 5}, {1, 8}} {
+		if got := quantile(v, c.q); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("quantile(%v, %v) = %v, want %v", v, c.q, got, c.want)
+		}
+	}
+	if got := quantile([]float64{7}, 0.5); got != 7 {
+		t.Errorf("quantile of one value = %v", got)
+	}
+}
