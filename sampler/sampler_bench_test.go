@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -69,8 +70,18 @@ func BenchmarkExponentialFull(b *testing.B) {
 
 // BenchmarkTopKFast is the top-k selection alone (V=3072, k=50, T=0.9) on
 // 16 rows of N(0, 2²) logits, cycled.
-func BenchmarkTopKFast(b *testing.B) {
-	const vocab, rows = 3072, 16
+func BenchmarkTopKFast(b *testing.B) { benchmarkTopKFast(b, 3072, 0) }
+
+// BenchmarkTopKFastV2048 is BenchmarkTopKFast with V=2048 (the code
+// predictor's row).
+func BenchmarkTopKFastV2048(b *testing.B) { benchmarkTopKFast(b, 2048, 0) }
+
+// BenchmarkTopKFastMasked is BenchmarkTopKFast with the last third of each
+// row at -inf, as the talker masks its row.
+func BenchmarkTopKFastMasked(b *testing.B) { benchmarkTopKFast(b, 3072, 1024) }
+
+func benchmarkTopKFast(b *testing.B, vocab, masked int) {
+	const rows = 16
 	s, err := New(Config{MaxBatch: 1, Vocab: vocab})
 	if err != nil {
 		b.Fatal(err)
@@ -79,8 +90,12 @@ func BenchmarkTopKFast(b *testing.B) {
 	src := make([]float32, rows*vocab)
 	for i := range src {
 		src[i] = float32(rng.NormFloat64() * 2)
+		if i%vocab >= vocab-masked {
+			src[i] = float32(math.Inf(-1))
+		}
 	}
 	x := make([]float32, vocab)
+	b.SetBytes(int64(4 * vocab))
 	i := 0
 	for b.Loop() {
 		copy(x, src[(i%rows)*vocab:])

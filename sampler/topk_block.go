@@ -1,74 +1,97 @@
 package sampler
 
-// The block pre-pass of the top-k fast path. The row is cut into blocks of
-// blockLen logits and each block's maximum is taken without branches. The k
-// largest block maxima are k distinct logits, so the k-th largest block
-// maximum t0 is at most the row's k-th largest logit: every candidate the
-// fast path must keep (≥ lowerBound of the row's k-th largest) is also
-// ≥ lowerBound(t0), and a block whose maximum is below lowerBound(t0) holds
-// none. With k ≪ V/blockLen, t0 lies close to the final threshold, so few
-// blocks are scanned and few candidates collected, in one short selection
-// instead of several.
+// The block pre-pass of the top-k fast path. One branch-free pass over the
+// row takes the maximum of every block of blockLen logits (as keys) and
+// notices NaNs. Any t0 with at least k block maxima ≥ t0 is at most the
+// row's k-th largest (the block maxima are distinct logits), so every
+// candidate the fast path must keep (≥ lowerBound of the row's k-th
+// largest) is ≥ lowerBound(t0) too, and a block whose maximum is below
+// lowerBound(t0) holds none. A histogram of the block maxima finds such a
+// t0 just below the k-th largest block maximum without a selection; with
+// k ≪ the number of blocks it lies close to the final threshold, so only
+// the few blocks whose maximum reaches lowerBound(t0) are scanned (about
+// k of them) and few candidates collected. The two passes over the row,
+// blockKeys and scanBlocks, have a WASI form (topk_block_wasm.go: no
+// branches, integer loads) and a native one (topk_block_other.go).
 
 // blockLen is the number of logits per block of the pre-pass.
-const blockLen = 16
+const blockLen = 8
 
 // blocks is the number of blocks of a row of v logits.
 func blocks(v int) int { return (v + blockLen - 1) / blockLen }
 
-// candidatesByBlock writes to s.keys the (value, index) keys of every value
-// of x ≥ lowerBound(t0, temp), a superset of the top-k candidates, and
-// returns their count; nan reports a NaN in x (the keys are then
-// meaningless). It needs blocks(len(x)) > k.
-func (s *Sampler) candidatesByBlock(x []float32, k int, temp float32) (n int, nan bool) {
-	v := len(x)
-	bm := s.bmax[:blocks(v)]
-	full := v / blockLen
-	for b := range full {
-		m := max16(x[b*blockLen : (b+1)*blockLen])
-		bm[b] = m
-		nan = nan || m != m
-	}
-	if full < len(bm) {
-		t := x[full*blockLen:]
-		m := t[0]
-		for _, xv := range t[1:] {
-			m = maxf(m, xv) // maxf propagates NaN
-		}
-		bm[full] = m
-		nan = nan || m != m
-	}
+// candidatesByBlock writes to s.keys the packed keys of every value of x
+// that is ≥ lowerBound(t0, temp) and not -inf, in ascending index order (a
+// superset of the top-k survivors; fewer than k only when the row's k-th
+// largest is -inf), and returns their count and the key of the largest
+// value; nan reports a NaN in x (the rest is then meaningless). It needs
+// blocks(len(x)) ≥ k (the fast path takes it from 4k on). It keeps the
+// block maxima in s.bmax (as keys) and uses s.surv as scratch.
+func (s *Sampler) candidatesByBlock(x []float32, k int, temp float32) (n int, top int64, nan bool) {
+	bk := keysOf(s.bmax[:blocks(len(x))])
+	nan, top = blockKeys(x, bk)
 	if nan {
-		return 0, true
+		return 0, 0, true
 	}
-	keys := s.keys
-	for b, m := range bm {
-		keys[b] = uint64(sortable(m)) << 32
-	}
-	selectNth(keys[:len(bm)], len(bm)-k)
-	lb := lowerBound(unsortable(uint32(keys[len(bm)-k]>>32)), temp)
-	for b, m := range bm {
-		if m < lb {
-			continue
-		}
-		lo := b * blockLen
-		for o, xv := range x[lo:min(lo+blockLen, v)] {
-			if xv >= lb {
-				keys[n] = uint64(sortable(xv))<<32 | uint64(uint32(lo+o))
-				n++
-			}
-		}
-	}
-	return n, false
+	lb := lowerBound(valueOf(blockBound(bk, k, top, s.keys)), temp)
+	c := max(keyAtLeast(lb), keyNegInf+1) - 1 // keep keys above c; -inf never survives
+	sel := s.surv[:len(bk)]
+	ns := selectBlocks(bk, c, sel)
+	return scanBlocks(bitsOf(x), sel[:ns], c, s.keys), top, false
 }
 
-// max16 is the maximum of b[:16] (NaN if any is NaN), as a tree for
-// instruction-level parallelism.
-func max16(b []float32) float32 {
-	b = b[:16]
-	m0 := maxf(maxf(b[0], b[1]), maxf(b[2], b[3]))
-	m1 := maxf(maxf(b[4], b[5]), maxf(b[6], b[7]))
-	m2 := maxf(maxf(b[8], b[9]), maxf(b[10], b[11]))
-	m3 := maxf(maxf(b[12], b[13]), maxf(b[14], b[15]))
-	return maxf(maxf(m0, m1), maxf(m2, m3))
+// blockBound returns a key at most the k-th largest of the block maxima
+// bk (top is the largest), so at most the row's k-th largest, and close to
+// it: the lowest key of the histogram bin that holds the k-th largest. When
+// the k-th largest lies below the histogram it selects it exactly, using
+// keys (len ≥ len(bk)) as scratch.
+func blockBound(bk []uint32, k int, top int64, keys []uint64) int64 {
+	var h keyHist
+	base := histBase(top)
+	b := 0
+	for ; b+4 <= len(bk); b += 4 {
+		e := (*[4]uint32)(bk[b : b+4])
+		j0, j1 := histBin(int64(e[0]), base), histBin(int64(e[1]), base)
+		j2, j3 := histBin(int64(e[2]), base), histBin(int64(e[3]), base)
+		h[j0]++
+		h[j1]++
+		h[j2]++
+		h[j3]++
+	}
+	for _, m := range bk[b:] {
+		h[histBin(int64(m), base)]++
+	}
+	if j, _ := h.find(k); j > 0 {
+		return max(base+int64(j)<<histShift, keyNegInf)
+	}
+	keys = keys[:len(bk)]
+	for i, m := range bk {
+		keys[i] = pack(int64(m), i)
+	}
+	selectNth(keys, len(keys)-k)
+	return packedKey(keys[len(keys)-k])
+}
+
+// selectBlocks writes to sel the indices of the blocks whose maximum key
+// bk[b] is above c, ascending, and returns their count (branch-free).
+func selectBlocks(bk []uint32, c int64, sel []int32) int {
+	sel = sel[:len(bk)]
+	n, b := 0, 0
+	for ; b+4 <= len(bk); b += 4 {
+		e := (*[4]uint32)(bk[b : b+4])
+		m0, m1, m2, m3 := int64(e[0]), int64(e[1]), int64(e[2]), int64(e[3])
+		sel[n] = int32(b)
+		n += above(m0, c)
+		sel[n] = int32(b + 1)
+		n += above(m1, c)
+		sel[n] = int32(b + 2)
+		n += above(m2, c)
+		sel[n] = int32(b + 3)
+		n += above(m3, c)
+	}
+	for ; b < len(bk); b++ {
+		sel[n] = int32(b)
+		n += above(int64(bk[b]), c)
+	}
+	return n
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // TestTopKBlockPrePass checks the top-k fast path on rows long enough for
-// the block pre-pass (blocks(V) ≥ 2k) against the plain definition: divide
+// the block pre-pass (blocks(V) ≥ 4k) against the plain definition: divide
 // the row by T in float32, the threshold is the k-th largest divided value
 // counting duplicates, and the survivors are every index whose divided
 // value is ≥ it and not -inf. Rows carry exact ties, neighbouring floats
@@ -19,7 +19,7 @@ func TestTopKBlockPrePass(t *testing.T) {
 	rng := rand.New(rand.NewSource(11))
 	for trial := 0; trial < 300; trial++ {
 		vocab := 64 + rng.Intn(3100)
-		k := 1 + rng.Intn(blocks(vocab)/2)
+		k := 1 + rng.Intn(blocks(vocab)/4)
 		temp := []float32{1, 0.01, 0.37, 0.9, 1.7, 3}[rng.Intn(6)]
 		x := make([]float32, vocab)
 		levels := 1 + rng.Intn(40)
@@ -95,6 +95,55 @@ func TestTopKBlockPrePassNonFinite(t *testing.T) {
 			s, _ := New(Config{MaxBatch: 1, Vocab: vocab})
 			if _, _, ok := s.topKFast(x, 5, 0.9); ok {
 				t.Errorf("%v at %d: row not reported degenerate", bad, pos)
+			}
+		}
+	}
+}
+
+// TestBlockKeys checks blockKeys (the WASI or the native form, whichever
+// this build has) against the builtin max per block: keys, the largest key
+// and the NaN verdict, for lengths around whole blocks and four-block
+// groups, with NaNs of either sign, ±0, ±inf and subnormals.
+func TestBlockKeys(t *testing.T) {
+	rng := rand.New(rand.NewSource(23))
+	specials := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)),
+		math.Float32frombits(1), math.Float32frombits(0x80000001), math.MaxFloat32, -math.MaxFloat32}
+	nans := []float32{float32(math.NaN()), math.Float32frombits(0xffc00001), math.Float32frombits(0x7f800001), math.Float32frombits(0xffffffff)}
+	for v := 1; v <= 100; v++ {
+		for trial := 0; trial < 20; trial++ {
+			x := make([]float32, v)
+			for i := range x {
+				if rng.Intn(4) == 0 {
+					x[i] = specials[rng.Intn(len(specials))]
+				} else {
+					x[i] = float32(rng.NormFloat64())
+				}
+			}
+			wantNaN := trial%4 == 0
+			if wantNaN {
+				x[rng.Intn(v)] = nans[rng.Intn(len(nans))]
+			}
+			bk := make([]uint32, blocks(v))
+			nan, top := blockKeys(x, bk)
+			if nan != wantNaN {
+				t.Fatalf("V %d trial %d: nan %v, want %v", v, trial, nan, wantNaN)
+			}
+			if nan {
+				continue
+			}
+			wantTop := int64(keyNegInf)
+			for b := range bk {
+				m := float32(math.Inf(-1))
+				for _, e := range x[b*blockLen : min((b+1)*blockLen, v)] {
+					m = max(m, e)
+				}
+				if want := keyOf(m); int64(bk[b]) != want {
+					t.Fatalf("V %d trial %d: block %d key %#x, want %#x (%v)", v, trial, b, bk[b], want, m)
+				}
+				wantTop = max(wantTop, keyOf(m))
+			}
+			if top != wantTop {
+				t.Fatalf("V %d trial %d: top %#x, want %#x", v, trial, top, wantTop)
 			}
 		}
 	}

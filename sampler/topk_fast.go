@@ -9,9 +9,11 @@ import (
 // processed logits are not wanted, only the survivors of top-k matter: every
 // other token has probability 0 after the mask, so it can neither win the
 // race nor change the softmax sum. The fast path therefore never divides the
-// whole row by the temperature and never materializes the mask. It finds the
-// k-th largest raw logit in one pass, divides only the candidates, and keeps
-// exactly the set the full pipeline keeps:
+// whole row by the temperature and never materializes the mask. It bounds
+// the k-th largest raw logit from below in one pass over the row (the block
+// pre-pass, or a stream for short rows), collects the few candidates above
+// the bound, selects the k-th largest among them, divides only the
+// candidates, and keeps exactly the set the full pipeline keeps:
 //
 //   - x ↦ fl(x/T) is monotone (non-decreasing), so the k-th largest of the
 //     divided row is fl(kth/T) and the divided maximum is fl(max/T);
@@ -19,6 +21,8 @@ import (
 //     as the threshold (a tie the full path keeps), so candidates are kept
 //     down to a lower bound lb(t) below which fl(x/T) < fl(t/T) is certain.
 //
+// Candidates are compared as integer keys (topk_keys.go); the survivors'
+// test, on the divided values, is the full path's own float comparison.
 // The generator still advances by exactly V elements (exponentialAt).
 
 // lowerBound returns a value below which fl(x/T) < fl(t/T) for every x,
@@ -40,64 +44,68 @@ func lowerBound(t, temp float32) float32 {
 // after division by temp. It returns the survivors (ascending indices, in
 // s.surv), the divided maximum, and ok = false when the row is degenerate
 // (NaN, or a divided maximum that is ±inf), in which case token 0 follows.
-// The survivors' divided values are written back into x.
+// The survivors' divided values are written back into x (so are those of
+// the other candidates; the rest of x is left raw).
 func (s *Sampler) topKFast(x []float32, k int, temp float32) ([]int32, float32, bool) {
 	keys := s.keys
 	var n int
 	var nan, ascending bool
-	if blocks(len(x)) >= 2*k {
-		n, nan = s.candidatesByBlock(x, k, temp)
+	maxk := int64(keyNegInf) // the largest candidate
+	if blocks(len(x)) >= 4*k {
+		n, maxk, nan = s.candidatesByBlock(x, k, temp)
 		ascending = true
 	} else {
 		n, nan = s.candidatesStream(x, k, temp)
+		for _, kk := range keys[:n] {
+			maxk = max(maxk, packedKey(kk))
+		}
 	}
-	if nan {
+	// x/1 is x, so dividing by a temperature of 1 changes nothing.
+	maxT := valueOf(maxk) / temp
+	if nan || maxT > maxFloat32 || maxT < -maxFloat32 {
 		return nil, 0, false
 	}
-	var thr float32
-	if ascending && 2*n <= len(keys) {
+	// The k-th largest candidate is the row's k-th largest. The block
+	// pre-pass leaves out -inf values, so fewer than k candidates mean that
+	// the k-th largest is -inf.
+	thrk := int64(keyNegInf)
+	switch {
+	case n < k:
+	case ascending && 2*n <= len(keys):
 		// Select on a copy so that the keys stay in index order and the
 		// survivors need no sort.
-		copy(keys[n:2*n], keys[:n])
-		thr, _ = compactTopK(keys[n:2*n], k)
-	} else {
+		top := keys[n : 2*n]
+		copy(top, keys[:n])
+		selectNth(top, n-k)
+		thrk = packedKey(top[n-k])
+	default:
 		ascending = false
-		thr, _ = compactTopK(keys[:n], k)
+		selectNth(keys[:n], n-k)
+		thrk = packedKey(keys[n-k])
 	}
-	lb := lowerBound(thr, temp)
-	n = keepAtLeast(keys[:n], lb)
-	// Divided threshold and maximum.
-	var maxRaw float32 = float32(math.Inf(-1))
+	thrT := valueOf(thrk) / temp
+	if thrT < -maxFloat32 {
+		thrT = -maxFloat32 // -inf never survives
+	}
+	surv := s.surv[:n]
+	m := 0
 	for _, kk := range keys[:n] {
-		maxRaw = maxf(maxRaw, unsortable(uint32(kk>>32)))
-	}
-	thrT, maxT := thr, maxRaw
-	if temp != 1 {
-		thrT, maxT = thr/temp, maxRaw/temp
-	}
-	if maxT > maxFloat32 || maxT < -maxFloat32 {
-		return nil, 0, false
-	}
-	surv := s.surv[:0]
-	ninf := float32(math.Inf(-1))
-	for _, kk := range keys[:n] {
-		id := int32(uint32(kk))
-		xv := x[id]
-		if temp != 1 {
-			xv /= temp
-		}
-		if xv >= thrT && xv != ninf {
-			x[id] = xv
-			surv = append(surv, id)
+		id := packedIndex(kk)
+		surv[m] = int32(id)
+		xv := x[id] / temp
+		x[id] = xv
+		if xv >= thrT {
+			m++
 		}
 	}
+	surv = surv[:m]
 	if !ascending {
 		slices.Sort(surv)
 	}
 	return surv, maxT, true
 }
 
-// candidatesStream writes to s.keys the (value, index) keys of a superset of
+// candidatesStream writes to s.keys the packed keys of a superset of
 // the top-k candidates (every value ≥ lowerBound of the row's k-th largest)
 // in one pass, raising the bound as it goes, and returns their count; nan
 // reports a NaN in x (the keys are then meaningless).
@@ -117,10 +125,11 @@ func (s *Sampler) candidatesStream(x []float32, k int, temp float32) (n int, nan
 			nan = true
 			continue
 		}
-		keys[n] = uint64(sortable(xv))<<32 | uint64(uint32(i))
+		keys[n] = pack(keyOf(xv), i)
 		n++
-		if n == trigger {
-			thr, n = compactTopK(keys[:n], k)
+		if n == trigger { // n > k
+			selectNth(keys[:n], n-k)
+			thr = valueOf(packedKey(keys[n-k]))
 			lb = lowerBound(thr, temp)
 			n = keepAtLeast(keys[:n], lb)
 			trigger = min(max(trigger, n+2*k), v)
@@ -129,31 +138,10 @@ func (s *Sampler) candidatesStream(x []float32, k int, temp float32) (n int, nan
 	return n, nan
 }
 
-// compactTopK reorders keys so that the k largest by value come last and
-// returns the k-th largest value; keys holds at least k entries. It returns
-// len(keys) unchanged as the count.
-func compactTopK(keys []uint64, k int) (float32, int) {
-	n := len(keys)
-	if n < k {
-		// Fewer candidates than k (only possible at the end with -inf /
-		// NaN rows): the smallest candidate is the threshold.
-		m := uint64(math.MaxUint64)
-		for _, kk := range keys {
-			m = min(m, kk)
-		}
-		if n == 0 {
-			return float32(math.Inf(-1)), 0
-		}
-		return unsortable(uint32(m >> 32)), n
-	}
-	selectNth(keys, n-k)
-	return unsortable(uint32(keys[n-k] >> 32)), n
-}
-
-// keepAtLeast moves the keys whose value is ≥ lb to the front and returns
-// their count.
+// keepAtLeast moves the packed keys whose value is ≥ lb to the front, in
+// order, and returns their count.
 func keepAtLeast(keys []uint64, lb float32) int {
-	b := uint64(sortable(lb)) << 32
+	b := pack(keyAtLeast(lb), 0)
 	m := 0
 	for _, kk := range keys {
 		keys[m] = kk
@@ -164,12 +152,18 @@ func keepAtLeast(keys []uint64, lb float32) int {
 	return m
 }
 
+// selectSmall is the longest range selectNth sorts by insertion: 7
+// measured a few percent faster in the WASI guest than 17, and no slower
+// natively.
+const selectSmall = 7
+
 // selectNth partially orders a so that a[n] is the element a sorted
 // ascending would hold there, with everything before it ≤ and after it ≥
-// (Hoare quickselect, median-of-three pivots, insertion sort when small).
+// (Hoare quickselect, median-of-three pivots, insertion sort of the last
+// range once it spans at most selectSmall elements).
 func selectNth(a []uint64, n int) {
 	lo, hi := 0, len(a)-1
-	for hi-lo > 16 {
+	for hi-lo >= selectSmall {
 		mid := lo + (hi-lo)/2
 		if a[mid] < a[lo] {
 			a[mid], a[lo] = a[lo], a[mid]
