@@ -61,7 +61,7 @@ func blockBound(bk []uint32, k int, top int64, keys []uint64) int64 {
 	for _, m := range bk[b:] {
 		h[histBin(int64(m), base)]++
 	}
-	if j, _ := h.find(k); j > 0 {
+	if j := h.find(k); j > 0 {
 		return max(base+int64(j)<<histShift, keyNegInf)
 	}
 	keys = keys[:len(bk)]

@@ -21,16 +21,15 @@ func histBase(top int64) int64 { return top - histBins<<histShift + 1 }
 // histBin is the bin of key k.
 func histBin(k, base int64) int { return int(max((k-base)>>histShift, 0) & (histBins - 1)) }
 
-// find returns the bin j ≥ 1 that holds the k-th largest key counted and
-// the count of keys in the bins above j, or j = 0 when the bins from 1 up
-// hold fewer than k keys (the k-th largest is then in bin 0, whose keys are
-// not ordered against its lowest key).
-func (h *keyHist) find(k int) (j, higher int) {
-	for j = histBins - 1; j > 0; j-- {
-		if higher+int(h[j]) >= k {
-			return j, higher
+// find returns the bin j ≥ 1 that holds the k-th largest key counted, or 0
+// when the bins from 1 up hold fewer than k keys (the k-th largest is then
+// in bin 0, whose keys are not ordered against its lowest key).
+func (h *keyHist) find(k int) int {
+	higher := 0
+	for j := histBins - 1; j > 0; j-- {
+		if higher += int(h[j]); higher >= k {
+			return j
 		}
-		higher += int(h[j])
 	}
-	return 0, higher
+	return 0
 }
