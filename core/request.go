@@ -6,22 +6,16 @@ import (
 	"github.com/omni-tts/omni/sampler"
 )
 
-// DefaultTalkerSampling is the released generation config for codebook 0:
+// DefaultTalkerSampling is the released generation config for codebook 0,
+// as the sampling contract (sampler.DefaultQwen3TTS) defines it:
 // temperature 0.9, top-k 50, top-p 1, repetition penalty 1.05 (over earlier
 // codebook-0 ids), at least 2 frames, no seed.
-func DefaultTalkerSampling() sampler.Params {
-	p := sampler.DefaultParams()
-	p.Temperature, p.TopK, p.RepetitionPenalty, p.MinTokens = 0.9, 50, 1.05, 2
-	return p
-}
+func DefaultTalkerSampling() sampler.Params { return sampler.DefaultQwen3TTS().Talker }
 
 // DefaultPredictorSampling is the released sub-talker config for codebooks
-// 1..15: temperature 0.9, top-k 50, top-p 1, no penalty, no seed.
-func DefaultPredictorSampling() sampler.Params {
-	p := sampler.DefaultParams()
-	p.Temperature, p.TopK = 0.9, 50
-	return p
-}
+// 1..15, as the sampling contract defines it: temperature 0.9, top-k 50,
+// top-p 1, no penalty, no seed.
+func DefaultPredictorSampling() sampler.Params { return sampler.DefaultQwen3TTS().Predictor }
 
 // Seed returns a pointer to s, for sampler.Params.Seed.
 func Seed(s int64) *int64 { return &s }

@@ -70,15 +70,10 @@ func CompareE2E(ctx context.Context, o Options, streams, frames, textLen, warmup
 		return nil, err
 	}
 	defer we.Close() // frees the weights and nb
-	m, err := core.NewModel(w, core.ModelOptions{MaxBatch: streams, MaxLen: o.MaxLen, Path: o.Path})
-	if err != nil {
-		return nil, err
-	}
 	cfg := o.Engine
-	cfg.Model, cfg.IDs, cfg.MaxBatch = m, core.IDsFromConfig(src.Config()), streams
-	ce, err := core.New(cfg)
+	cfg.MaxBatch = streams
+	ce, err := core.NewEngine(w, src.Config(), cfg, core.ModelOptions{MaxLen: o.MaxLen, Path: o.Path})
 	if err != nil {
-		m.Close()
 		return nil, err
 	}
 	ne := &nativeEngine{e: ce}

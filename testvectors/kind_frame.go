@@ -147,15 +147,9 @@ func frameEngine(c *Case, env *Env, dir, precName string, batch int) (*core.Engi
 		return nil, nil, nil, c.Errorf("model", "%v", err)
 	}
 	free := func() { w.Free(); release() }
-	m, err := core.NewModel(w, core.ModelOptions{MaxBatch: batch})
-	if err != nil {
-		free()
-		return nil, nil, nil, err
-	}
 	cfg := src.Config()
-	e, err := core.New(core.Config{Model: m, IDs: core.IDsFromConfig(cfg), Inline: true, Throttle: core.Throttle{Disabled: true}})
+	e, err := core.NewEngine(w, cfg, core.Config{MaxBatch: batch, Inline: true, Throttle: core.Throttle{Disabled: true}}, core.ModelOptions{})
 	if err != nil {
-		m.Close()
 		free()
 		return nil, nil, nil, err
 	}

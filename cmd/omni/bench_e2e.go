@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"sync"
-	"time"
-
 	"github.com/omni-tts/omni/core"
+	"github.com/omni-tts/omni/host"
 	"github.com/omni-tts/omni/simd"
 	"github.com/omni-tts/omni/stats"
+	"io"
 )
 
 // benchE2ECmd is "omni bench e2e": N streams through the whole engine,
@@ -34,9 +31,9 @@ type e2eReport struct {
 	Streams   int    `json:"streams"`
 	Frames    int    `json:"frames"`
 
-	MsPerFrame float64 `json:"ms_per_frame"` // median decode step (one frame for every stream)
+	MsPerFrame float64 `json:"ms_per_frame"` // wall time of the decode steps ÷ frames per stream (host.E2EResult)
 	RTF        float64 `json:"rtf"`          // ms_per_frame / 80
-	FramesPerS float64 `json:"frames_per_s"` // all streams' frames / wall time from submit to the last end
+	FramesPerS float64 `json:"frames_per_s"` // all streams' frames / wall time of the prefill and decode steps
 
 	TTFAMsP50          float64 `json:"ttfa_ms_p50"`
 	PlaybackStartMsP50 float64 `json:"playback_start_ms_p50"`
@@ -58,29 +55,45 @@ type e2eReport struct {
 
 // Run implements "omni bench e2e".
 func (c *benchE2ECmd) Run(g *Globals, ctx context.Context) error {
-	if c.Streams < 1 || c.Frames < 2 || c.Warmup < 0 || c.Repeat < 1 {
-		return fmt.Errorf("bench e2e: --streams %d must be >= 1, --frames %d >= 2, --warmup %d >= 0, --repeat %d >= 1", c.Streams, c.Frames, c.Warmup, c.Repeat)
+	if err := c.checkShape(); err != nil {
+		return err
 	}
 	if c.Wasm {
 		return c.runWasm(g, ctx)
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(g.Stderr, "bench e2e: "+format+"\n", a...) }
-	lm, err := loadModel(g, &c.engineFlags, c.Streams, logf)
+	e, err := c.openEngine(ctx, g, c.Streams, host.Native, logf)
 	if err != nil {
 		return err
 	}
-	defer lm.close()
-	fl := newFloorMeter(lm.threads)
-	rep, err := runE2E(ctx, lm, fl, c.Streams, c.Frames, c.Warmup, logf)
+	defer e.Close()
+	fl := newFloorMeter(e.threads)
+	rep, err := runE2E(ctx, e, fl, c.Streams, c.Frames, c.Warmup, logf)
 	if err != nil {
 		return err
 	}
 	if c.JSON {
-		enc := json.NewEncoder(g.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return encodeJSON(g.Stdout, rep, true)
 	}
 	printE2E(g.Stdout, rep)
+	return nil
+}
+
+// checkShape refuses a bad workload by the flag that breaks its bound.
+func (c *benchE2ECmd) checkShape() error {
+	for _, b := range []struct {
+		flag      string
+		v, lo, hi int
+	}{
+		{"--streams", c.Streams, 1, maxStreams},
+		{"--frames", c.Frames, 2, maxFrames},
+		{"--warmup", c.Warmup, 0, maxFrames},
+		{"--repeat", c.Repeat, 1, maxRepeat},
+	} {
+		if err := inRange("bench e2e: "+b.flag, b.v, b.lo, b.hi); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -95,53 +108,42 @@ func printE2E(w io.Writer, r *e2eReport) {
 	fmt.Fprint(w, stats.FormatTable(r.Attribution, stats.FrameBudgetMS))
 }
 
-// e2eRequest is stream i's request: the demo text, seeded, EOS masked for
-// all frames.
-func e2eRequest(i, frames int) core.Request {
-	r := core.NewRequest(demoTextIDs)
-	r.ID = fmt.Sprintf("s%d", i)
-	r.MaxFrames = frames
-	r.Talker.MinTokens = frames
-	r.Talker.Seed = core.Seed(int64(1000 + i))
-	r.Predictor.Seed = core.Seed(int64(2000 + i))
-	return r
-}
-
-// runE2E runs a warm-up pass then the timed pass of streams × frames on a
-// fresh engine, with the floor measured before and after.
-func runE2E(ctx context.Context, lm *loadedModel, fl *floorMeter, streams, frames, warmup int, logf func(string, ...any)) (*e2eReport, error) {
-	if warmup > 0 {
+// runE2E runs a warm-up pass then the timed pass of streams × frames
+// (host.BenchE2E, the workload and the ms_per_frame of every mode) on e,
+// with the floor measured before and after the timed pass. The step stats
+// are reset after the warm-up, so the attribution covers the timed pass.
+func runE2E(ctx context.Context, e *openedEngine, fl *floorMeter, streams, frames, warmup int, logf func(string, ...any)) (*e2eReport, error) {
+	if warmup >= 2 {
 		logf("warm-up: %d stream(s) × %d frames", streams, warmup)
-		ee, _, err := e2ePass(ctx, lm, streams, warmup)
-		if err != nil {
+		if _, err := host.BenchE2E(ctx, e, streams, warmup, len(demoTextIDs)); err != nil {
 			return nil, err
 		}
-		ee.close()
 	}
+	e.rec.Reset()
 	floors := []floorReport{fl.measure()}
 	logf("timed: %d stream(s) × %d frames", streams, frames)
-	le, wall, err := e2ePass(ctx, lm, streams, frames)
+	res, err := host.BenchE2E(ctx, e, streams, frames, len(demoTextIDs))
 	if err != nil {
 		return nil, err
 	}
-	defer le.close()
 	floors = append(floors, fl.measure())
 	fr := medianFloor(floors)
-	sum := le.rec.Summaries()
+	sum := e.rec.Summaries()
 	step := sum["core.step_ms"]
+	w := e.Weights()
 	r := &e2eReport{
-		Model: lm.flags.Model, Precision: lm.weights.Precision.String(), Threads: lm.threads, Level: simd.Active().String(),
+		Model: e.flags.Model, Precision: w.Precision.String(), Threads: e.threads, Level: simd.Active().String(),
 		Streams: streams, Frames: frames,
-		MsPerFrame: step.P50MS, RTF: step.P50MS / core.FrameMS,
-		FramesPerS: float64(streams*frames) / wall.Seconds(),
+		MsPerFrame: res.MSPerFrame, RTF: res.MSPerFrame / core.FrameMS,
+		FramesPerS: float64(streams*frames) / ((res.PrefillMS + res.MSPerFrame*float64(frames)) / 1e3),
 		ReadGBps:   fr.ReadGBps, ReadL3GBps: fr.ReadL3GBps,
-		Attribution: le.attribution(),
+		Attribution: e.attribution(),
 	}
-	tb, err := lm.weights.Talker.BytesPerToken()
+	tb, err := w.Talker.BytesPerToken()
 	if err != nil {
 		return nil, err
 	}
-	pb, err := lm.weights.Predictor.BytesPerFrame()
+	pb, err := w.Predictor.BytesPerFrame()
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +161,7 @@ func runE2E(ctx context.Context, lm *loadedModel, fl *floorMeter, streams, frame
 		r.OverheadShare = r.OverheadMsPerFrame / core.FrameMS
 	}
 	var ttfa, start []float64
-	for _, s := range le.streams {
+	for _, s := range res.Ended {
 		p := core.Playback(s.Submitted(), s.Arrivals())
 		ttfa = append(ttfa, p.TTFAMS)
 		start = append(start, p.StartMS)
@@ -168,61 +170,6 @@ func runE2E(ctx context.Context, lm *loadedModel, fl *floorMeter, streams, frame
 	}
 	r.TTFAMsP50, r.PlaybackStartMsP50 = median(ttfa), median(start)
 	return r, nil
-}
-
-// e2ePass runs streams × frames on a fresh engine and returns it (to be
-// closed by the caller) with the wall time from the first submit to the
-// last stream's end.
-func e2ePass(ctx context.Context, lm *loadedModel, streams, frames int) (*e2eEngine, time.Duration, error) {
-	le, err := lm.start()
-	if err != nil {
-		return nil, 0, err
-	}
-	ee := &e2eEngine{loadedEngine: le}
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- le.Run(runCtx) }()
-	t0 := time.Now()
-	for i := 0; i < streams; i++ {
-		s, err := le.Submit(ctx, e2eRequest(i, frames))
-		if err != nil {
-			stop()
-			<-done
-			le.close()
-			return nil, 0, err
-		}
-		ee.streams = append(ee.streams, s)
-	}
-	var wg sync.WaitGroup
-	errs := make([]error, streams)
-	for i, s := range ee.streams {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			end, err := s.Wait(ctx)
-			if err == nil && end.Reason != core.EndLength {
-				err = fmt.Errorf("bench e2e: stream %s ended by %s after %d frames: %v", s.ID(), end.Reason, end.Frames, end.Err)
-			}
-			errs[i] = err
-		}()
-	}
-	wg.Wait()
-	wall := time.Since(t0)
-	stop()
-	<-done
-	for _, err := range errs {
-		if err != nil {
-			le.close()
-			return nil, 0, err
-		}
-	}
-	return ee, wall, nil
-}
-
-// e2eEngine is an engine with the streams of one pass.
-type e2eEngine struct {
-	*loadedEngine
-	streams []*core.Stream
 }
 
 // median returns the median of v (0 when empty).

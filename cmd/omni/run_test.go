@@ -6,8 +6,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/alecthomas/kong"
-
 	"github.com/omni-tts/omni/predictor"
 	"github.com/omni-tts/omni/sched"
 )
@@ -16,8 +14,7 @@ import (
 func parseCLI(t *testing.T, args ...string) *CLI {
 	t.Helper()
 	var cli CLI
-	parser, err := kong.New(&cli, kong.BindTo(context.Background(), (*context.Context)(nil)), kong.Name("omni"),
-		kong.Writers(io.Discard, io.Discard), kong.Exit(func(c int) { t.Fatalf("%v: kong exit %d", args, c) }))
+	parser, err := newParser(&cli, context.Background(), io.Discard, io.Discard, func(c int) { t.Fatalf("%v: kong exit %d", args, c) })
 	if err != nil {
 		t.Fatal(err)
 	}

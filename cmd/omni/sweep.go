@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/omni-tts/omni/host"
 )
 
 // sweepCmd is "omni sweep": bench e2e over thread counts and stream counts,
@@ -77,23 +79,23 @@ func (c *sweepCmd) Run(g *Globals, ctx context.Context) error {
 	for _, t := range threads {
 		gt := *g
 		gt.Threads = t
-		lm, err := loadModel(&gt, &c.engineFlags, maxStreams, logf)
+		e, err := c.openEngine(ctx, &gt, maxStreams, host.Native, logf)
 		if err != nil {
 			return err
 		}
-		fl := newFloorMeter(lm.threads)
+		fl := newFloorMeter(e.threads)
 		for _, n := range streams {
 			logf("%d thread(s), %d stream(s)", t, n)
-			rep, err := runE2E(ctx, lm, fl, n, c.Frames, c.Warmup, logf)
+			rep, err := runE2E(ctx, e, fl, n, c.Frames, c.Warmup, logf)
 			if err != nil {
-				lm.close()
+				e.Close()
 				return err
 			}
 			logf("  %.2f ms/frame, RTF %.3f, %.2f frames/s, TTFA p50 %.0f ms, efficiency %.2f",
 				rep.MsPerFrame, rep.RTF, rep.FramesPerS, rep.TTFAMsP50, rep.Efficiency)
 			sum.Runs = append(sum.Runs, rep)
 		}
-		lm.close()
+		e.Close()
 	}
 	b, err := json.MarshalIndent(sum, "", "  ")
 	if err != nil {

@@ -44,7 +44,7 @@ type wasmE2EReport struct {
 
 // runWasm is "omni bench e2e --wasm".
 func (c *benchE2ECmd) runWasm(g *Globals, ctx context.Context) error {
-	o, done, err := wasmOptions(g, &c.engineFlags, c.Streams)
+	o, done, err := c.options(g, c.Streams)
 	if err != nil {
 		return err
 	}
