@@ -183,31 +183,3 @@ func TestDeriveChunkScheduleWorkedNumbers(t *testing.T) {
 		t.Error("steady 1 accepted")
 	}
 }
-
-func TestCalibrationCache(t *testing.T) {
-	dir := t.TempDir()
-	hw := HardwareProfile{Arch: "x86_64", CPUModel: "test cpu", CPUFlags: []string{"avx2", "avx512"}, NLogical: 4, NPhysical: 4}
-	fp := Fingerprint(hw, "Qwen3-TTS-0.6B")
-	if len(fp) != 16 {
-		t.Fatalf("fingerprint %q is not 16 hex digits", fp)
-	}
-	if fp == Fingerprint(hw, "Qwen3-TTS-1.7B") {
-		t.Error("fingerprint does not depend on the model")
-	}
-	hw2 := hw
-	hw2.CPUFlags = []string{"avx512", "avx2"}
-	if Fingerprint(hw2, "Qwen3-TTS-0.6B") != fp {
-		t.Error("fingerprint depends on flag order")
-	}
-	if _, found, err := LoadCalibration(dir, fp); found || err != nil {
-		t.Fatalf("empty cache: found %v err %v", found, err)
-	}
-	cal := Calibration{Measured: true, RTF: 1.2, MinFrames: 3, MarginMS: 90, Ramp: []int{3, 6, 12, 25}, Adaptive: true}
-	if err := SaveCalibration(dir, fp, cal); err != nil {
-		t.Fatal(err)
-	}
-	got, found, err := LoadCalibration(dir, fp)
-	if err != nil || !found || !slices.Equal(got.Ramp, cal.Ramp) || got.MinFrames != 3 || got.MarginMS != 90 || !got.Adaptive {
-		t.Errorf("round trip = %+v, %v, %v", got, found, err)
-	}
-}

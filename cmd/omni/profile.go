@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/omni-tts/omni/deploy"
 	"github.com/omni-tts/omni/sched"
 )
 
@@ -28,7 +29,7 @@ type profileCmd struct {
 
 // Run implements "omni profile".
 func (c *profileCmd) Run(g *Globals, _ context.Context) error {
-	o := sched.ResolveOptions{Profile: c.DeployProfile, Model: c.Model}
+	o := deploy.ResolveOptions{Profile: c.DeployProfile, Model: c.Model}
 	if c.Model != "" {
 		cfg, err := os.ReadFile(filepath.Join(c.Model, "config.json"))
 		if err != nil {
@@ -37,7 +38,7 @@ func (c *profileCmd) Run(g *Globals, _ context.Context) error {
 		if o.Geometry, err = sched.GeometryFromConfig(cfg); err != nil {
 			return fmt.Errorf("profile: model %s: %w", c.Model, err)
 		}
-		if o.WeightsBytes, err = sched.WeightsBytesIn(c.Model); err != nil {
+		if o.WeightsBytes, err = deploy.WeightsBytesIn(c.Model); err != nil {
 			return fmt.Errorf("profile: %w", err)
 		}
 		o.Model = filepath.Base(filepath.Clean(c.Model))
@@ -61,7 +62,7 @@ func (c *profileCmd) Run(g *Globals, _ context.Context) error {
 			return err
 		}
 	}
-	p, err := sched.Resolve(o)
+	p, err := deploy.Resolve(o)
 	if err != nil {
 		return err
 	}
@@ -158,19 +159,19 @@ func (c *profileCmd) calibrate(g *Globals, model string) error {
 	if !cal.Measured {
 		return fmt.Errorf("profile: %s: fewer than two audio chunks or no elapsed time: nothing to calibrate from", c.CalibrateFrom)
 	}
-	hw, err := sched.ProbeHost()
+	hw, err := deploy.ProbeHost()
 	if err != nil {
 		return err
 	}
-	cache, err := sched.DefaultCacheDir()
+	cache, err := deploy.DefaultCacheDir()
 	if err != nil {
 		return err
 	}
-	fp := sched.Fingerprint(hw, model)
-	if err := sched.SaveCalibration(cache, fp, cal); err != nil {
+	fp := deploy.Fingerprint(hw, model)
+	if err := deploy.SaveCalibration(cache, fp, cal); err != nil {
 		return err
 	}
 	fmt.Fprintf(g.Stderr, "omni: calibration: %.1f frames/s (rtf %.2f) → min %d frames, margin %.0f ms, ramp %v, adaptive %v; saved %s\n",
-		cal.FramesPerSecond, cal.RTF, cal.MinFrames, cal.MarginMS, cal.Ramp, cal.Adaptive, sched.CalibrationPath(cache, fp))
+		cal.FramesPerSecond, cal.RTF, cal.MinFrames, cal.MarginMS, cal.Ramp, cal.Adaptive, deploy.CalibrationPath(cache, fp))
 	return nil
 }

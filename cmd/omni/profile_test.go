@@ -8,14 +8,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/omni-tts/omni/deploy"
 	"github.com/omni-tts/omni/sched"
 )
 
 func TestProfileCommand(t *testing.T) {
 	hw := `{"arch": "x86_64", "cpu_model": "test", "cpu_flags": ["avx2", "avx512", "avx512_bf16"], "n_logical": 6, "n_physical": 6, "ram_total_bytes": 17179869184, "ram_available_bytes": 12884901888}`
-	t.Setenv(sched.EnvHWProfile, hw)
-	t.Setenv(sched.EnvCacheDir, t.TempDir())
-	t.Setenv(sched.EnvProfileDir, t.TempDir())
+	t.Setenv(deploy.EnvHWProfile, hw)
+	t.Setenv(deploy.EnvCacheDir, t.TempDir())
+	t.Setenv(deploy.EnvProfileDir, t.TempDir())
 	model := t.TempDir()
 	os.WriteFile(filepath.Join(model, "config.json"), []byte(`{"talker_config": {"num_hidden_layers": 28, "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 128, "hidden_size": 1024}}`), 0o644)
 	os.WriteFile(filepath.Join(model, "model.safetensors"), make([]byte, 4096), 0o644)

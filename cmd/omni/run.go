@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/omni-tts/omni/core"
+	"github.com/omni-tts/omni/deploy"
 	"github.com/omni-tts/omni/host"
 	"github.com/omni-tts/omni/predictor"
 	"github.com/omni-tts/omni/sched"
@@ -45,13 +46,13 @@ func (f *engineFlags) check() error {
 // talker geometry; maxBatch > 0 overrides its max_num_seqs, and
 // --chunk-adaptive / --no-chunk-adaptive its chunk_adaptive.
 func (f *engineFlags) resolveProfile(cfg *predictor.Config, maxBatch int) (sched.Profile, error) {
-	ro := sched.ResolveOptions{Profile: f.DeployProfile, Model: f.Model,
+	ro := deploy.ResolveOptions{Profile: f.DeployProfile, Model: f.Model,
 		Geometry: sched.KVGeometry{NumLayers: cfg.Talker.Layers, NumKVHeads: cfg.Talker.KVHeads, HeadDim: cfg.Talker.HeadDim}}
 	if maxBatch > 0 {
 		ro.Flags.MaxNumSeqs = &maxBatch
 	}
 	ro.Flags.ChunkAdaptive = f.ChunkAdaptive
-	return sched.Resolve(ro)
+	return deploy.Resolve(ro)
 }
 
 // engineConfig returns the engine settings the flags and the resolved

@@ -1,9 +1,10 @@
-package sched
+package deploy
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/omni-tts/omni/sched"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,14 +18,14 @@ const EnvProfileDir = "OMNI_PROFILE_DIR"
 
 // ResolveOptions say what to resolve a profile for.
 type ResolveOptions struct {
-	Profile      string           // auto (default), edge, a user profile name, or a JSON file path
-	Hardware     *HardwareProfile // nil: ProbeHost (OMNI_HW_PROFILE or the probe)
-	Model        string           // model name or directory, part of the calibration key
-	Geometry     KVGeometry       // zero: the Qwen3-TTS talker
-	WeightsBytes int64            // checkpoint bytes; 0 = unknown
-	CacheDir     string           // calibration cache root; "": DefaultCacheDir; "-": none
-	ProfileDir   string           // user profiles; "": DefaultProfileDir; "-": none
-	Flags        Overrides        // explicit flags: they win over every profile
+	Profile      string                 // auto (default), edge, a user profile name, or a JSON file path
+	Hardware     *sched.HardwareProfile // nil: ProbeHost (OMNI_HW_PROFILE or the probe)
+	Model        string                 // model name or directory, part of the calibration key
+	Geometry     sched.KVGeometry       // zero: the Qwen3-TTS talker
+	WeightsBytes int64                  // checkpoint bytes; 0 = unknown
+	CacheDir     string                 // calibration cache root; "": DefaultCacheDir; "-": none
+	ProfileDir   string                 // user profiles; "": DefaultProfileDir; "-": none
+	Flags        sched.Overrides        // explicit flags: they win over every profile
 }
 
 // DefaultProfileDir is $OMNI_PROFILE_DIR, else <user config dir>/omni/profiles.
@@ -43,23 +44,23 @@ func DefaultProfileDir() string {
 // auto) and the values it overrides.
 type profileFile struct {
 	Base string `json:"base"`
-	Overrides
+	sched.Overrides
 }
 
 // readProfileFile decodes a user profile, refusing unknown fields.
 func readProfileFile(path string) (profileFile, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return profileFile{}, fmt.Errorf("sched: deploy profile: %w", err)
+		return profileFile{}, fmt.Errorf("deploy: deploy profile: %w", err)
 	}
 	var f profileFile
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields()
 	if err := d.Decode(&f); err != nil {
-		return profileFile{}, fmt.Errorf("sched: deploy profile %s: %w", path, err)
+		return profileFile{}, fmt.Errorf("deploy: deploy profile %s: %w", path, err)
 	}
-	if f.Base != "" && f.Base != ProfileAuto && f.Base != ProfileEdge {
-		return profileFile{}, fmt.Errorf("sched: deploy profile %s: base %q, want %q or %q", path, f.Base, ProfileAuto, ProfileEdge)
+	if f.Base != "" && f.Base != sched.ProfileAuto && f.Base != sched.ProfileEdge {
+		return profileFile{}, fmt.Errorf("deploy: deploy profile %s: base %q, want %q or %q", path, f.Base, sched.ProfileAuto, sched.ProfileEdge)
 	}
 	return f, nil
 }
@@ -68,12 +69,12 @@ func readProfileFile(path string) (profileFile, error) {
 // top of it (if any).
 func locate(name, dir string) (base, file string, err error) {
 	if name == "" {
-		name = ProfileAuto
+		name = sched.ProfileAuto
 	}
 	isPath := strings.ContainsAny(name, `/\`) || strings.HasSuffix(name, ".json")
 	if isPath {
 		if _, err := os.Stat(name); err != nil {
-			return "", "", fmt.Errorf("sched: deploy profile file: %w", err)
+			return "", "", fmt.Errorf("deploy: deploy profile file: %w", err)
 		}
 		return "", name, nil
 	}
@@ -83,13 +84,13 @@ func locate(name, dir string) (base, file string, err error) {
 			user = p
 		}
 	}
-	if name == ProfileAuto || name == ProfileEdge {
+	if name == sched.ProfileAuto || name == sched.ProfileEdge {
 		return name, user, nil
 	}
 	if user != "" {
 		return "", user, nil
 	}
-	avail := []string{ProfileAuto, ProfileEdge}
+	avail := []string{sched.ProfileAuto, sched.ProfileEdge}
 	if dir != "" {
 		if m, _ := filepath.Glob(filepath.Join(dir, "*.json")); len(m) > 0 {
 			for _, p := range m {
@@ -98,7 +99,7 @@ func locate(name, dir string) (base, file string, err error) {
 		}
 	}
 	sort.Strings(avail[2:])
-	return "", "", fmt.Errorf("sched: deploy profile %q unknown (available: %s; user profiles live in %s)", name, strings.Join(avail, ", "), dir)
+	return "", "", fmt.Errorf("deploy: deploy profile %q unknown (available: %s; user profiles live in %s)", name, strings.Join(avail, ", "), dir)
 }
 
 // fileExists reports whether path is a regular file.
@@ -114,7 +115,7 @@ func fileExists(path string) bool {
 // The result always admits max_num_seqs without preemption: when it cannot
 // (not even one sequence fits, or an explicit max_num_seqs does not) it is
 // an error with the numbers.
-func Resolve(o ResolveOptions) (Profile, error) {
+func Resolve(o ResolveOptions) (sched.Profile, error) {
 	dir := o.ProfileDir
 	if dir == "" {
 		dir = DefaultProfileDir()
@@ -123,49 +124,49 @@ func Resolve(o ResolveOptions) (Profile, error) {
 	}
 	base, file, err := locate(o.Profile, dir)
 	if err != nil {
-		return Profile{}, err
+		return sched.Profile{}, err
 	}
 	var uf profileFile
 	if file != "" {
 		if uf, err = readProfileFile(file); err != nil {
-			return Profile{}, err
+			return sched.Profile{}, err
 		}
 		if base == "" {
 			base = uf.Base
 			if base == "" {
-				base = ProfileAuto
+				base = sched.ProfileAuto
 			}
 		} else if uf.Base != "" && uf.Base != base {
-			return Profile{}, fmt.Errorf("sched: deploy profile %s overrides %s but names base %q", file, base, uf.Base)
+			return sched.Profile{}, fmt.Errorf("deploy: deploy profile %s overrides %s but names base %q", file, base, uf.Base)
 		}
 	}
-	var hw HardwareProfile
+	var hw sched.HardwareProfile
 	if o.Hardware != nil {
 		hw = *o.Hardware
 	} else if hw, err = ProbeHost(); err != nil {
-		return Profile{}, err
+		return sched.Profile{}, err
 	}
 	if err := hw.Validate(); err != nil {
-		return Profile{}, err
+		return sched.Profile{}, err
 	}
 	geom := o.Geometry
-	if geom == (KVGeometry{}) {
-		geom = Qwen3TTSTalker()
+	if geom == (sched.KVGeometry{}) {
+		geom = sched.Qwen3TTSTalker()
 	}
 	if err := geom.Validate(); err != nil {
-		return Profile{}, err
+		return sched.Profile{}, err
 	}
 	class := hw.Class()
-	cd, err := Defaults(class)
+	cd, err := sched.Defaults(class)
 	if err != nil {
-		return Profile{}, err
+		return sched.Profile{}, err
 	}
 
 	name := o.Profile
 	if name == "" {
-		name = ProfileAuto
+		name = sched.ProfileAuto
 	}
-	p := Profile{Name: name, Class: class, Hardware: hw, Derivation: map[string]string{}}
+	p := sched.Profile{Name: name, Class: class, Hardware: hw, Derivation: map[string]string{}}
 	why := p.Derivation
 	src := hw.Source
 	if src == "" {
@@ -176,9 +177,9 @@ func Resolve(o ResolveOptions) (Profile, error) {
 	// Base values.
 	explicitSeqs := false
 	switch base {
-	case ProfileEdge:
+	case sched.ProfileEdge:
 		p.MaxNumSeqs, p.MaxModelLen = 4, 4096
-		p.ChunkRamp, p.ChunkFrames, p.LeftContextFrames = DefaultRamp(), DefaultChunkFrames, DefaultLeftContextFrames
+		p.ChunkRamp, p.ChunkFrames, p.LeftContextFrames = sched.DefaultRamp(), sched.DefaultChunkFrames, sched.DefaultLeftContextFrames
 		p.ChunkAdaptive, p.ChunkMinFrames, p.ChunkMarginMS = false, 2, 50
 		for _, k := range []string{"max_model_len", "chunk_ramp", "chunk_frames", "left_context_frames", "chunk_adaptive", "chunk_min_frames", "chunk_safety_margin_ms"} {
 			why[k] = "edge profile"
@@ -186,7 +187,7 @@ func Resolve(o ResolveOptions) (Profile, error) {
 		why["max_num_seqs"] = "edge profile 4"
 	default:
 		p.MaxNumSeqs, p.MaxModelLen = cd.MaxNumSeqs, cd.MaxModelLen
-		p.ChunkRamp, p.ChunkFrames, p.LeftContextFrames = DefaultRamp(), DefaultChunkFrames, DefaultLeftContextFrames
+		p.ChunkRamp, p.ChunkFrames, p.LeftContextFrames = sched.DefaultRamp(), sched.DefaultChunkFrames, sched.DefaultLeftContextFrames
 		p.ChunkAdaptive, p.ChunkMinFrames, p.ChunkMarginMS = true, cd.ChunkMinFrames, cd.ChunkSafetyMarginMS
 		why["max_model_len"] = fmt.Sprintf("class %s default", class)
 		why["max_num_seqs"] = fmt.Sprintf("class %s default %d", class, cd.MaxNumSeqs)
@@ -197,15 +198,15 @@ func Resolve(o ResolveOptions) (Profile, error) {
 		why["chunk_min_frames"] = fmt.Sprintf("class %s default", class)
 		why["chunk_safety_margin_ms"] = fmt.Sprintf("class %s default", class)
 	}
-	p.DType = ChooseDType(hw)
+	p.DType = sched.ChooseDType(hw)
 	why["dtype"] = dtypeWhy(hw, p.DType)
 	p.KVDType = "auto"
 	why["kv_dtype"] = "auto: the compute dtype"
 
 	cpus := hw.BigCPUs()
-	mc, cc := SplitCPUs(cpus, ModelShare)
+	mc, cc := sched.SplitCPUs(cpus, sched.ModelShare)
 	p.ModelThreads, p.CodecThreads = len(mc), len(cc)
-	p.ModelCPUs, p.CodecCPUs = FormatCPURanges(mc), FormatCPURanges(cc)
+	p.ModelCPUs, p.CodecCPUs = sched.FormatCPURanges(mc), sched.FormatCPURanges(cc)
 	split := fmt.Sprintf("2/3 of the fastest cluster's %d CPUs (%s) to the model, the rest (%s) to the codec", len(cpus), p.ModelCPUs, p.CodecCPUs)
 	why["model_threads"], why["codec_threads"] = split, split
 
@@ -214,7 +215,7 @@ func Resolve(o ResolveOptions) (Profile, error) {
 
 	// Cached calibration (auto only).
 	p.Fingerprint = Fingerprint(hw, o.Model)
-	if base == ProfileAuto && o.CacheDir != "-" {
+	if base == sched.ProfileAuto && o.CacheDir != "-" {
 		cache := o.CacheDir
 		if cache == "" {
 			cache, _ = DefaultCacheDir()
@@ -222,7 +223,7 @@ func Resolve(o ResolveOptions) (Profile, error) {
 		if cache != "" {
 			cal, found, err := LoadCalibration(cache, p.Fingerprint)
 			if err != nil {
-				return Profile{}, err
+				return sched.Profile{}, err
 			}
 			if found {
 				at := "calibration " + CalibrationPath(cache, p.Fingerprint)
@@ -246,7 +247,7 @@ func Resolve(o ResolveOptions) (Profile, error) {
 
 	// User file, then flags.
 	for _, layer := range []struct {
-		ov   Overrides
+		ov   sched.Overrides
 		what string
 	}{{uf.Overrides, "user profile " + file}, {o.Flags, "flag"}} {
 		ov := layer.ov
@@ -316,13 +317,13 @@ func Resolve(o ResolveOptions) (Profile, error) {
 		}
 	}
 	if !(kvFrac > 0 && kvFrac <= 1) {
-		return Profile{}, fmt.Errorf("sched: profile %s: kv_fraction %v outside (0, 1]", p.Name, kvFrac)
+		return sched.Profile{}, fmt.Errorf("deploy: profile %s: kv_fraction %v outside (0, 1]", p.Name, kvFrac)
 	}
 	if headroom < 0 || weights < 0 {
-		return Profile{}, fmt.Errorf("sched: profile %s: headroom %d / weights %d bytes is negative", p.Name, headroom, weights)
+		return sched.Profile{}, fmt.Errorf("deploy: profile %s: headroom %d / weights %d bytes is negative", p.Name, headroom, weights)
 	}
 	if err := p.Validate(); err != nil {
-		return Profile{}, err
+		return sched.Profile{}, err
 	}
 
 	// Memory budget and admission, on the final numbers.
@@ -330,40 +331,40 @@ func Resolve(o ResolveOptions) (Profile, error) {
 	if pool == 0 {
 		pool, poolWhy = hw.RAMTotalBytes, "total RAM (available unknown)"
 	}
-	p.Memory = NewMemoryBudget(pool, weights, headroom, kvFrac)
-	wWhy := fmt.Sprintf("weights %.1f MiB", mib(weights))
+	p.Memory = sched.NewMemoryBudget(pool, weights, headroom, kvFrac)
+	wWhy := fmt.Sprintf("weights %.1f sched.MiB", mib(weights))
 	if weights == 0 {
 		wWhy = "weights unknown (0)"
 	}
-	why["memory"] = fmt.Sprintf("pool = %s %.1f MiB; %s; activations max(15%% of weights, 512 MiB) = %.1f MiB; %s; budget %.1f MiB, KV %.1f MiB",
+	why["memory"] = fmt.Sprintf("pool = %s %.1f sched.MiB; %s; activations max(15%% of weights, 512 sched.MiB) = %.1f sched.MiB; %s; budget %.1f sched.MiB, KV %.1f sched.MiB",
 		poolWhy, mib(pool), wWhy, mib(p.Memory.ActivationsBytes), memWhy, mib(p.Memory.BudgetBytes), mib(p.Memory.KVBytes))
 	kvd := p.KVDType
 	if kvd == "auto" {
 		kvd = p.DType
 	}
 	p.BytesPerToken = geom.BytesPerToken(kvd)
-	why["kv_bytes_per_token"] = fmt.Sprintf("2 × %d layers × %d kv heads × %d head_dim × %d B (%s)", geom.NumLayers, geom.NumKVHeads, geom.HeadDim, DTypeBytes(kvd), kvd)
-	p.MaxSeqsFit = MaxSeqsWithoutPreemption(p.Memory.KVBytes, p.MaxModelLen, p.BytesPerToken, DefaultBlockSize)
+	why["kv_bytes_per_token"] = fmt.Sprintf("2 × %d layers × %d kv heads × %d head_dim × %d B (%s)", geom.NumLayers, geom.NumKVHeads, geom.HeadDim, sched.DTypeBytes(kvd), kvd)
+	p.MaxSeqsFit = sched.MaxSeqsWithoutPreemption(p.Memory.KVBytes, p.MaxModelLen, p.BytesPerToken, sched.DefaultBlockSize)
 	why["max_seqs_without_preemption"] = fmt.Sprintf("floor(KV %d B / (ceil(%d / 16) × 16 tokens × %d B/token))", p.Memory.KVBytes, p.MaxModelLen, p.BytesPerToken)
 	if explicitSeqs {
-		if err := CheckAdmission(p.Memory.KVBytes, p.MaxNumSeqs, p.MaxModelLen, p.BytesPerToken); err != nil {
-			return Profile{}, fmt.Errorf("deploy profile %s: %w", p.Name, err)
+		if err := sched.CheckAdmission(p.Memory.KVBytes, p.MaxNumSeqs, p.MaxModelLen, p.BytesPerToken); err != nil {
+			return sched.Profile{}, fmt.Errorf("deploy profile %s: %w", p.Name, err)
 		}
 	} else {
-		n, err := SizeMaxNumSeqs(p.MaxNumSeqs, p.Memory.KVBytes, p.MaxModelLen, p.BytesPerToken)
+		n, err := sched.SizeMaxNumSeqs(p.MaxNumSeqs, p.Memory.KVBytes, p.MaxModelLen, p.BytesPerToken)
 		if err != nil {
-			return Profile{}, fmt.Errorf("deploy profile %s: %w", p.Name, err)
+			return sched.Profile{}, fmt.Errorf("deploy profile %s: %w", p.Name, err)
 		}
 		why["max_num_seqs"] = fmt.Sprintf("min(%s, %d admitted without preemption) = %d", why["max_num_seqs"], p.MaxSeqsFit, n)
 		p.MaxNumSeqs = n
 	}
-	p.KVCacheBytes = KVBytesForSeqs(p.MaxNumSeqs, p.MaxModelLen, p.BytesPerToken, DefaultBlockSize)
+	p.KVCacheBytes = sched.KVBytesForSeqs(p.MaxNumSeqs, p.MaxModelLen, p.BytesPerToken, sched.DefaultBlockSize)
 	why["kv_cache_bytes"] = fmt.Sprintf("%d seqs × %d tokens (block-rounded) × %d B/token", p.MaxNumSeqs, p.MaxModelLen, p.BytesPerToken)
 	return p, nil
 }
 
 // dtypeWhy explains ChooseDType's pick.
-func dtypeWhy(h HardwareProfile, d string) string {
+func dtypeWhy(h sched.HardwareProfile, d string) string {
 	if strings.HasPrefix(h.Accelerator, "cuda") {
 		return fmt.Sprintf("CUDA device, bf16 support %v → %s", h.SupportsBF16, d)
 	}
@@ -391,7 +392,10 @@ func WeightsBytesIn(dir string) (int64, error) {
 		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("sched: weights in %s: %w", dir, err)
+		return 0, fmt.Errorf("deploy: weights in %s: %w", dir, err)
 	}
 	return total, nil
 }
+
+// mib converts bytes to MiB for derivation texts.
+func mib(b int64) float64 { return float64(b) / float64(sched.MiB) }

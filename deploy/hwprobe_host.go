@@ -1,8 +1,9 @@
-package sched
+package deploy
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/omni-tts/omni/sched"
 	"os"
 	"runtime"
 	"sort"
@@ -19,25 +20,25 @@ const EnvHWProfile = "OMNI_HW_PROFILE"
 // ProbeHost describes this machine: the profile named by OMNI_HW_PROFILE if
 // set, else ProbeFS over "/" with the CPU flags, model, physical cores and
 // caches taken from the CPU itself (x/sys/cpu, cpuid) where it knows them.
-func ProbeHost() (HardwareProfile, error) {
+func ProbeHost() (sched.HardwareProfile, error) {
 	if v := os.Getenv(EnvHWProfile); v != "" {
 		return LoadHardwareProfile(v)
 	}
-	h, err := ProbeFS(os.DirFS("/"), runtime.GOARCH)
+	h, err := sched.ProbeFS(os.DirFS("/"), runtime.GOARCH)
 	if err != nil {
-		return HardwareProfile{}, err
+		return sched.HardwareProfile{}, err
 	}
 	h.Source = "probe:/"
 	fillFromCPU(&h)
 	if err := h.Validate(); err != nil {
-		return HardwareProfile{}, err
+		return sched.HardwareProfile{}, err
 	}
 	return h, nil
 }
 
 // LoadHardwareProfile reads a JSON hardware profile from a path, or parses
 // it directly when spec starts with "{". Source becomes "override:<spec>".
-func LoadHardwareProfile(spec string) (HardwareProfile, error) {
+func LoadHardwareProfile(spec string) (sched.HardwareProfile, error) {
 	var b []byte
 	src := "override:inline"
 	if strings.HasPrefix(strings.TrimSpace(spec), "{") {
@@ -45,17 +46,17 @@ func LoadHardwareProfile(spec string) (HardwareProfile, error) {
 	} else {
 		var err error
 		if b, err = os.ReadFile(spec); err != nil {
-			return HardwareProfile{}, fmt.Errorf("sched: %s: %w", EnvHWProfile, err)
+			return sched.HardwareProfile{}, fmt.Errorf("deploy: %s: %w", EnvHWProfile, err)
 		}
 		src = "override:" + spec
 	}
-	var h HardwareProfile
+	var h sched.HardwareProfile
 	if err := json.Unmarshal(b, &h); err != nil {
-		return HardwareProfile{}, fmt.Errorf("sched: hardware profile %s: %w", src, err)
+		return sched.HardwareProfile{}, fmt.Errorf("deploy: hardware profile %s: %w", src, err)
 	}
-	h.Arch = NormaliseArch(h.Arch)
+	h.Arch = sched.NormaliseArch(h.Arch)
 	if h.Arch == "" {
-		h.Arch = NormaliseArch(runtime.GOARCH)
+		h.Arch = sched.NormaliseArch(runtime.GOARCH)
 	}
 	if h.Accelerator == "" {
 		h.Accelerator = "none"
@@ -68,21 +69,21 @@ func LoadHardwareProfile(spec string) (HardwareProfile, error) {
 	}
 	sort.Strings(h.CPUFlags)
 	if !h.SupportsBF16 && !h.SupportsFP16 {
-		h.supportFlags()
+		h.FillSupport()
 	}
 	h.Source = src
 	if err := h.Validate(); err != nil {
-		return HardwareProfile{}, fmt.Errorf("%w (in %s)", err, src)
+		return sched.HardwareProfile{}, fmt.Errorf("%w (in %s)", err, src)
 	}
 	return h, nil
 }
 
 // fillFromCPU overrides the flags with what the running CPU and OS support
 // and fills model, cores and caches the file system did not give.
-func fillFromCPU(h *HardwareProfile) {
+func fillFromCPU(h *sched.HardwareProfile) {
 	if f := hostFlags(h.Arch); f != nil {
 		h.CPUFlags = f
-		h.supportFlags()
+		h.FillSupport()
 	}
 	if h.CPUModel == "" {
 		h.CPUModel = strings.TrimSpace(cpuid.CPU.BrandName)

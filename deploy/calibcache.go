@@ -1,4 +1,4 @@
-package sched
+package deploy
 
 import (
 	"crypto/sha1"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/omni-tts/omni/sched"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -22,7 +23,7 @@ func DefaultCacheDir() (string, error) {
 	}
 	d, err := os.UserCacheDir()
 	if err != nil {
-		return "", fmt.Errorf("sched: no cache directory (set %s): %w", EnvCacheDir, err)
+		return "", fmt.Errorf("deploy: no cache directory (set %s): %w", EnvCacheDir, err)
 	}
 	return filepath.Join(d, "omni"), nil
 }
@@ -31,7 +32,7 @@ func DefaultCacheDir() (string, error) {
 // hex digits of the SHA-1 of a JSON object holding the hardware class, CPU
 // model, sorted CPU flags, GPU name, GPU memory in 256 MiB units, physical
 // cores and the model name.
-func Fingerprint(h HardwareProfile, model string) string {
+func Fingerprint(h sched.HardwareProfile, model string) string {
 	flags := slices.Clone(h.CPUFlags)
 	slices.Sort(flags)
 	key := map[string]any{
@@ -39,7 +40,7 @@ func Fingerprint(h HardwareProfile, model string) string {
 		"cpu_model":      h.CPUModel,
 		"cpu_flags":      flags,
 		"gpu_name":       h.GPUName,
-		"gpu_mem_256mib": h.GPUMemBytes / (256 * MiB),
+		"gpu_mem_256mib": h.GPUMemBytes / (256 * sched.MiB),
 		"physical_cores": h.NPhysical,
 		"model":          model,
 	}
@@ -54,42 +55,42 @@ func CalibrationPath(cacheDir, fingerprint string) string {
 }
 
 // SaveCalibration stores c under the fingerprint, atomically.
-func SaveCalibration(cacheDir, fingerprint string, c Calibration) error {
+func SaveCalibration(cacheDir, fingerprint string, c sched.Calibration) error {
 	path := CalibrationPath(cacheDir, fingerprint)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("sched: calibration cache: %w", err)
+		return fmt.Errorf("deploy: calibration cache: %w", err)
 	}
 	b, err := json.MarshalIndent(c, "", " ")
 	if err != nil {
-		return fmt.Errorf("sched: encode calibration: %w", err)
+		return fmt.Errorf("deploy: encode calibration: %w", err)
 	}
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("sched: write %s: %w", tmp, err)
+		return fmt.Errorf("deploy: write %s: %w", tmp, err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("sched: rename %s: %w", tmp, err)
+		return fmt.Errorf("deploy: rename %s: %w", tmp, err)
 	}
 	return nil
 }
 
 // LoadCalibration reads the calibration stored under the fingerprint; found
 // is false (with no error) when there is none.
-func LoadCalibration(cacheDir, fingerprint string) (c Calibration, found bool, err error) {
+func LoadCalibration(cacheDir, fingerprint string) (c sched.Calibration, found bool, err error) {
 	path := CalibrationPath(cacheDir, fingerprint)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return Calibration{}, false, nil
+		return sched.Calibration{}, false, nil
 	}
 	if err != nil {
-		return Calibration{}, false, fmt.Errorf("sched: read calibration: %w", err)
+		return sched.Calibration{}, false, fmt.Errorf("deploy: read calibration: %w", err)
 	}
 	if err := json.Unmarshal(b, &c); err != nil {
-		return Calibration{}, false, fmt.Errorf("sched: calibration %s: %w", path, err)
+		return sched.Calibration{}, false, fmt.Errorf("deploy: calibration %s: %w", path, err)
 	}
 	if len(c.Ramp) > 0 {
-		if err := (FixedRamp{Ramp: c.Ramp, ChunkFrames: c.Ramp[len(c.Ramp)-1]}).Validate(); err != nil {
-			return Calibration{}, false, fmt.Errorf("sched: calibration %s: %w", path, err)
+		if err := (sched.FixedRamp{Ramp: c.Ramp, ChunkFrames: c.Ramp[len(c.Ramp)-1]}).Validate(); err != nil {
+			return sched.Calibration{}, false, fmt.Errorf("deploy: calibration %s: %w", path, err)
 		}
 	}
 	return c, true, nil
