@@ -15,9 +15,9 @@ func ExampleResolve() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(p.Class, p.DType, p.MaxNumSeqs, p.ChunkRamp, p.ModelCPUs, p.CodecCPUs)
+	fmt.Println(p.Class, p.MaxNumSeqs, p.ChunkRamp, p.ModelThreads, p.CodecThreads)
 	fmt.Println(p.Derivation["max_num_seqs"])
 	// Output:
-	// x86_cpu bfloat16 2 [2 4 8 16 25] 0-4 5-7
-	// min(class x86_cpu default 2, 30 admitted without preemption) = 2
+	// x86_cpu 2 [2 4 8 16 25] 5 3
+	// min(class x86_cpu default 2, 15 admitted without preemption) = 2
 }

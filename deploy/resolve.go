@@ -198,16 +198,10 @@ func Resolve(o ResolveOptions) (sched.Profile, error) {
 		why["chunk_min_frames"] = fmt.Sprintf("class %s default", class)
 		why["chunk_safety_margin_ms"] = fmt.Sprintf("class %s default", class)
 	}
-	p.DType = sched.ChooseDType(hw)
-	why["dtype"] = dtypeWhy(hw, p.DType)
-	p.KVDType = "auto"
-	why["kv_dtype"] = "auto: the compute dtype"
-
 	cpus := hw.BigCPUs()
 	mc, cc := sched.SplitCPUs(cpus, sched.ModelShare)
 	p.ModelThreads, p.CodecThreads = len(mc), len(cc)
-	p.ModelCPUs, p.CodecCPUs = sched.FormatCPURanges(mc), sched.FormatCPURanges(cc)
-	split := fmt.Sprintf("2/3 of the fastest cluster's %d CPUs (%s) to the model, the rest (%s) to the codec", len(cpus), p.ModelCPUs, p.CodecCPUs)
+	split := fmt.Sprintf("2/3 of the fastest cluster's %d CPUs (%s) to the model, the rest (%s) to the codec", len(cpus), sched.FormatCPURanges(mc), sched.FormatCPURanges(cc))
 	why["model_threads"], why["codec_threads"] = split, split
 
 	headroom, kvFrac, weights := cd.HeadroomBytes, cd.KVFraction, o.WeightsBytes
@@ -252,14 +246,6 @@ func Resolve(o ResolveOptions) (sched.Profile, error) {
 	}{{uf.Overrides, "user profile " + file}, {o.Flags, "flag"}} {
 		ov := layer.ov
 		set := func(k string) { why[k] = layer.what }
-		if ov.DType != nil {
-			p.DType = *ov.DType
-			set("dtype")
-		}
-		if ov.KVDType != nil {
-			p.KVDType = *ov.KVDType
-			set("kv_dtype")
-		}
 		if ov.MaxNumSeqs != nil {
 			p.MaxNumSeqs = *ov.MaxNumSeqs
 			explicitSeqs = true
@@ -295,12 +281,10 @@ func Resolve(o ResolveOptions) (sched.Profile, error) {
 		}
 		if ov.ModelThreads != nil {
 			p.ModelThreads = *ov.ModelThreads
-			p.ModelCPUs = ""
 			set("model_threads")
 		}
 		if ov.CodecThreads != nil {
 			p.CodecThreads = *ov.CodecThreads
-			p.CodecCPUs = ""
 			set("codec_threads")
 		}
 		if ov.HeadroomBytes != nil {
@@ -332,18 +316,16 @@ func Resolve(o ResolveOptions) (sched.Profile, error) {
 		pool, poolWhy = hw.RAMTotalBytes, "total RAM (available unknown)"
 	}
 	p.Memory = sched.NewMemoryBudget(pool, weights, headroom, kvFrac)
-	wWhy := fmt.Sprintf("weights %.1f sched.MiB", mib(weights))
+	wWhy := fmt.Sprintf("weights %.1f MiB", mib(weights))
 	if weights == 0 {
 		wWhy = "weights unknown (0)"
 	}
-	why["memory"] = fmt.Sprintf("pool = %s %.1f sched.MiB; %s; activations max(15%% of weights, 512 sched.MiB) = %.1f sched.MiB; %s; budget %.1f sched.MiB, KV %.1f sched.MiB",
+	why["memory"] = fmt.Sprintf("pool = %s %.1f MiB; %s; activations max(15%% of weights, 512 MiB) = %.1f MiB; %s; budget %.1f MiB, KV %.1f MiB",
 		poolWhy, mib(pool), wWhy, mib(p.Memory.ActivationsBytes), memWhy, mib(p.Memory.BudgetBytes), mib(p.Memory.KVBytes))
-	kvd := p.KVDType
-	if kvd == "auto" {
-		kvd = p.DType
-	}
-	p.BytesPerToken = geom.BytesPerToken(kvd)
-	why["kv_bytes_per_token"] = fmt.Sprintf("2 × %d layers × %d kv heads × %d head_dim × %d B (%s)", geom.NumLayers, geom.NumKVHeads, geom.HeadDim, sched.DTypeBytes(kvd), kvd)
+	// The engine's KV cache is float32 (predictor.NewKVCache), whatever the
+	// weights' precision: the budget counts what it allocates.
+	p.BytesPerToken = geom.BytesPerToken("float32")
+	why["kv_bytes_per_token"] = fmt.Sprintf("2 × %d layers × %d kv heads × %d head_dim × 4 B (float32, the engine's KV cache)", geom.NumLayers, geom.NumKVHeads, geom.HeadDim)
 	p.MaxSeqsFit = sched.MaxSeqsWithoutPreemption(p.Memory.KVBytes, p.MaxModelLen, p.BytesPerToken, sched.DefaultBlockSize)
 	why["max_seqs_without_preemption"] = fmt.Sprintf("floor(KV %d B / (ceil(%d / 16) × 16 tokens × %d B/token))", p.Memory.KVBytes, p.MaxModelLen, p.BytesPerToken)
 	if explicitSeqs {
@@ -361,17 +343,6 @@ func Resolve(o ResolveOptions) (sched.Profile, error) {
 	p.KVCacheBytes = sched.KVBytesForSeqs(p.MaxNumSeqs, p.MaxModelLen, p.BytesPerToken, sched.DefaultBlockSize)
 	why["kv_cache_bytes"] = fmt.Sprintf("%d seqs × %d tokens (block-rounded) × %d B/token", p.MaxNumSeqs, p.MaxModelLen, p.BytesPerToken)
 	return p, nil
-}
-
-// dtypeWhy explains ChooseDType's pick.
-func dtypeWhy(h sched.HardwareProfile, d string) string {
-	if strings.HasPrefix(h.Accelerator, "cuda") {
-		return fmt.Sprintf("CUDA device, bf16 support %v → %s", h.SupportsBF16, d)
-	}
-	if h.SupportsBF16 {
-		return "CPU with bf16 instructions → " + d
-	}
-	return "CPU without bf16 instructions (fp16 matmuls are slow on CPUs) → " + d
 }
 
 // WeightsBytesIn sums the sizes of every *.safetensors file under dir

@@ -21,7 +21,6 @@ type profileCmd struct {
 	MaxModelLen   *int     `name:"max-model-len" help:"Tokens per stream."`
 	ChunkRamp     string   `name:"chunk-ramp" help:"Chunk sizes in frames, e.g. 2,4,8,16,25."`
 	Adaptive      *bool    `name:"chunk-adaptive" help:"Adaptive chunk sizing." negatable:""`
-	KVDType       *string  `name:"kv-dtype" help:"KV cache dtype: auto, float32, bfloat16, float16, fp8."`
 	CodecThreads  *int     `name:"codec-threads" help:"Threads for the codec stage."`
 	KVFraction    *float64 `name:"kv-fraction" help:"Share of the memory budget for the talker's KV cache."`
 	CalibrateFrom string   `name:"calibrate-from" help:"JSON [[t_ms, samples], ...] of one measured request (24 kHz): derive the chunk schedule and cache it for this machine and model." type:"existingfile"`
@@ -44,8 +43,8 @@ func (c *profileCmd) Run(g *Globals, _ context.Context) error {
 		o.Model = filepath.Base(filepath.Clean(c.Model))
 	}
 	f := &o.Flags
-	f.MaxNumSeqs, f.MaxModelLen, f.ChunkAdaptive, f.KVDType, f.CodecThreads, f.KVFraction =
-		c.MaxNumSeqs, c.MaxModelLen, c.Adaptive, c.KVDType, c.CodecThreads, c.KVFraction
+	f.MaxNumSeqs, f.MaxModelLen, f.ChunkAdaptive, f.CodecThreads, f.KVFraction =
+		c.MaxNumSeqs, c.MaxModelLen, c.Adaptive, c.CodecThreads, c.KVFraction
 	if c.ChunkRamp != "" {
 		r, err := sched.ParseRamp(c.ChunkRamp)
 		if err != nil {
@@ -87,8 +86,6 @@ func printProfile(g *Globals, p sched.Profile) {
 	m := p.Memory
 	values := map[string]string{
 		"hardware_class":              string(p.Class),
-		"dtype":                       p.DType,
-		"kv_dtype":                    p.KVDType,
 		"max_model_len":               fmt.Sprint(p.MaxModelLen),
 		"kv_bytes_per_token":          fmt.Sprint(p.BytesPerToken),
 		"memory":                      fmt.Sprintf("budget %s, talker KV %s, codec %s", size(m.BudgetBytes), size(m.KVBytes), size(m.CodecBytes)),
@@ -101,21 +98,13 @@ func printProfile(g *Globals, p sched.Profile) {
 		"chunk_adaptive":              fmt.Sprint(p.ChunkAdaptive),
 		"chunk_min_frames":            fmt.Sprint(p.ChunkMinFrames),
 		"chunk_safety_margin_ms":      fmt.Sprint(p.ChunkMarginMS),
-		"model_threads":               fmt.Sprint(p.ModelThreads) + cpus(p.ModelCPUs),
-		"codec_threads":               fmt.Sprint(p.CodecThreads) + cpus(p.CodecCPUs),
+		"model_threads":               fmt.Sprint(p.ModelThreads),
+		"codec_threads":               fmt.Sprint(p.CodecThreads),
 	}
 	for _, k := range sched.Fields() {
 		fmt.Fprintf(g.Stdout, "%-28s %-34s %s\n", k, values[k], p.Derivation[k])
 	}
 	fmt.Fprintf(g.Stdout, "calibration key %s\n", p.Fingerprint)
-}
-
-// cpus formats a CPU list suffix.
-func cpus(r string) string {
-	if r == "" {
-		return ""
-	}
-	return " (cpus " + r + ")"
 }
 
 // orUnknown is s or "unknown CPU".

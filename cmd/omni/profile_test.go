@@ -29,8 +29,14 @@ func TestProfileCommand(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &p); err != nil {
 		t.Fatal(err)
 	}
-	if p.Class != sched.X86CPU || p.DType != "bfloat16" || p.BytesPerToken != 114688 || p.MaxNumSeqs != 2 || p.ModelCPUs != "0-3" || p.CodecCPUs != "4-5" || p.Memory.WeightsBytes != 4096 {
-		t.Errorf("profile: class %s dtype %s bpt %d seqs %d cpus %s/%s weights %d", p.Class, p.DType, p.BytesPerToken, p.MaxNumSeqs, p.ModelCPUs, p.CodecCPUs, p.Memory.WeightsBytes)
+	// float32 KV (the engine's): 2 × 28 × 8 × 128 × 4 B; 6 CPUs split 4 / 2.
+	if p.Class != sched.X86CPU || p.BytesPerToken != 229376 || p.MaxNumSeqs != 2 || p.ModelThreads != 4 || p.CodecThreads != 2 || p.Memory.WeightsBytes != 4096 {
+		t.Errorf("profile: class %s bpt %d seqs %d threads %d/%d weights %d", p.Class, p.BytesPerToken, p.MaxNumSeqs, p.ModelThreads, p.CodecThreads, p.Memory.WeightsBytes)
+	}
+	for _, gone := range []string{`"dtype"`, `"kv_dtype"`, `"model_cpus"`, `"codec_cpus"`} {
+		if strings.Contains(out.String(), gone) {
+			t.Errorf("profile JSON still prints %s, a field the engine does not apply", gone)
+		}
 	}
 	out.Reset()
 	if code := run([]string{"profile", "--deploy-profile", "edge", "--threads", "3", "--chunk-ramp", "4,8,25"}, &out, &errb); code != 0 {
