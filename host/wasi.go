@@ -128,6 +128,13 @@ func (e *wasiEngine) instance() (*instance, error) {
 		in.discard()
 		return nil, fmt.Errorf("host: guest engine: %w", err)
 	}
+	// One KV budget: the guest's engine admits streams against
+	// Engine.KVBudgetBytes (block-rounded reservations, never below what a
+	// stream's cache takes); the host, which cannot trust the guest's count,
+	// lets the instance hold what its engine built plus that same budget.
+	if kv := e.opts.Engine.KVBudgetBytes; kv > 0 {
+		e.s.budget = min(e.s.ceiling, e.s.used+kv)
+	}
 	e.in = in
 	return in, nil
 }
