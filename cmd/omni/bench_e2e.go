@@ -81,20 +81,11 @@ func (c *benchE2ECmd) Run(g *Globals, ctx context.Context) error {
 
 // checkShape refuses a bad workload by the flag that breaks its bound.
 func (c *benchE2ECmd) checkShape() error {
-	for _, b := range []struct {
-		flag      string
-		v, lo, hi int
-	}{
-		{"--streams", c.Streams, 1, maxStreams},
-		{"--frames", c.Frames, 2, maxFrames},
-		{"--warmup", c.Warmup, 0, maxFrames},
-		{"--repeat", c.Repeat, 1, maxRepeat},
-	} {
-		if err := inRange("bench e2e: "+b.flag, b.v, b.lo, b.hi); err != nil {
-			return err
-		}
-	}
-	return nil
+	return checkBounds("bench e2e",
+		bound{"--streams", c.Streams, 1, maxStreams},
+		bound{"--frames", c.Frames, 2, maxFrames},
+		bound{"--warmup", c.Warmup, 0, maxFrames},
+		bound{"--repeat", c.Repeat, 1, maxRepeat})
 }
 
 // printE2E writes the report as text and the attribution table.

@@ -22,7 +22,7 @@ type benchKernelsCmd struct {
 	JSON  bool    `name:"json" help:"Print one JSON object on stdout."`
 	Reps  int     `default:"7" help:"Repetitions per figure; medians are reported (${default})."`
 	Block int     `default:"32" help:"Quantization block BK for the int8 figures: 32, 64 or 128 (${default})."`
-	GiB   float64 `name:"gib" default:"1" help:"Size of each data set in GiB; ≥ 1 keeps it out of a 260 MiB L3 (${default})."`
+	GiB   float64 `name:"gib" default:"1" help:"Size of each data set in GiB; at least twice the L3 keeps it out of the cache (${default})."`
 }
 
 // kernelFigures are the figures for one thread count.
@@ -60,14 +60,14 @@ type kernelReport struct {
 
 // Run implements "omni bench kernels".
 func (c *benchKernelsCmd) Run(g *Globals, _ context.Context) error {
-	if c.Reps < 1 {
-		return fmt.Errorf("bench kernels: --reps %d < 1", c.Reps)
+	if err := checkBounds("bench kernels", bound{"--reps", c.Reps, 1, maxRepeat}); err != nil {
+		return err
 	}
 	if c.Block != 32 && c.Block != 64 && c.Block != 128 {
 		return fmt.Errorf("bench kernels: --block %d not 32, 64 or 128", c.Block)
 	}
-	if c.GiB <= 0 {
-		return fmt.Errorf("bench kernels: --gib %v ≤ 0", c.GiB)
+	if !(c.GiB > 0 && c.GiB <= maxGiB) {
+		return fmt.Errorf("bench kernels: --gib %v outside (0, %d]", c.GiB, maxGiB)
 	}
 	size := int64(c.GiB * (1 << 30))
 	logf := func(format string, a ...any) { fmt.Fprintf(g.Stderr, "bench kernels: "+format+"\n", a...) }

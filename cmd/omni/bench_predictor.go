@@ -66,8 +66,11 @@ type predictorReport struct {
 
 // Run implements "omni bench predictor".
 func (c *benchPredictorCmd) Run(g *Globals, _ context.Context) error {
-	if c.Batch < 1 || c.Frames < 1 {
-		return fmt.Errorf("bench predictor: --batch %d and --frames %d must be ≥ 1", c.Batch, c.Frames)
+	if err := checkBounds("bench predictor",
+		bound{"--batch", c.Batch, 1, maxStreams},
+		bound{"--frames", c.Frames, 1, maxFrames},
+		bound{"--warmup", c.Warmup, 0, maxFrames}); err != nil {
+		return err
 	}
 	prec, err := predictor.ParsePrecision(c.Precision)
 	if err != nil {

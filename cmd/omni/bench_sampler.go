@@ -51,9 +51,12 @@ type samplerReport struct {
 
 // Run implements "omni bench sampler".
 func (c *benchSamplerCmd) Run(g *Globals, _ context.Context) error {
-	if c.Vocab < 2 || c.Batch < 1 || c.Calls < 1 || c.Reps < 1 {
-		return fmt.Errorf("bench sampler: --vocab %d, --batch %d, --calls %d, --reps %d must be ≥ 2, 1, 1, 1",
-			c.Vocab, c.Batch, c.Calls, c.Reps)
+	if err := checkBounds("bench sampler",
+		bound{"--vocab", c.Vocab, 2, maxVocab},
+		bound{"--batch", c.Batch, 1, maxStreams},
+		bound{"--calls", c.Calls, 1, maxCalls},
+		bound{"--reps", c.Reps, 1, maxRepeat}); err != nil {
+		return err
 	}
 	s, err := sampler.New(sampler.Config{MaxBatch: c.Batch, Vocab: c.Vocab})
 	if err != nil {

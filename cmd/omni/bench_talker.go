@@ -46,8 +46,11 @@ type talkerReport struct {
 
 // Run implements "omni bench talker".
 func (c *benchTalkerCmd) Run(g *Globals, _ context.Context) error {
-	if c.Batch < 1 || c.Tokens < 1 || c.Prompt < 1 {
-		return fmt.Errorf("bench talker: --batch %d, --tokens %d and --prompt %d must be ≥ 1", c.Batch, c.Tokens, c.Prompt)
+	if err := checkBounds("bench talker",
+		bound{"--batch", c.Batch, 1, maxStreams},
+		bound{"--tokens", c.Tokens, 1, maxFrames},
+		bound{"--prompt", c.Prompt, 1, maxFrames}); err != nil {
+		return err
 	}
 	prec, err := predictor.ParsePrecision(c.Precision)
 	if err != nil {

@@ -17,7 +17,10 @@ const (
 	maxStreams  = 1024    // --streams, sweep stream counts
 	maxFrames   = 1 << 20 // any frame count (23 hours of audio at 80 ms)
 	maxHopDepth = 4096    // --hop-depth (chunks queued for the codec stage)
-	maxRepeat   = 1000    // --repeat
+	maxRepeat   = 1000    // --repeat, --reps
+	maxVocab    = 1 << 20 // bench sampler --vocab
+	maxCalls    = 1 << 20 // bench sampler --calls
+	maxGiB      = 64      // bench kernels --gib (three sets of this size are allocated)
 )
 
 // inRange refuses v outside [lo, hi], naming the flag and its bound.
@@ -43,4 +46,21 @@ func cliVars() kong.Vars {
 		"predictor_temperature": f(c.Predictor.Temperature), "predictor_top_k": strconv.Itoa(c.Predictor.TopK),
 		"predictor_top_p": f(c.Predictor.TopP),
 	}
+}
+
+// bound is one size-like flag's value and its allowed range.
+type bound struct {
+	flag      string
+	v, lo, hi int
+}
+
+// checkBounds refuses the first value outside its range, naming the
+// command, the flag and the bound.
+func checkBounds(cmd string, bs ...bound) error {
+	for _, b := range bs {
+		if err := inRange(b.flag, b.v, b.lo, b.hi); err != nil {
+			return fmt.Errorf("%s: %w", cmd, err)
+		}
+	}
+	return nil
 }

@@ -34,8 +34,8 @@ type sweepSummary struct {
 	Runs      []*e2eReport `json:"runs"`
 }
 
-// parseInts parses "1,2,4" into positive ints.
-func parseInts(flag, s string) ([]int, error) {
+// parseInts parses "1,2,4" into ints in [1, hi].
+func parseInts(flag, s string, hi int) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
@@ -43,8 +43,11 @@ func parseInts(flag, s string) ([]int, error) {
 			continue
 		}
 		v, err := strconv.Atoi(f)
-		if err != nil || v < 1 {
-			return nil, fmt.Errorf("sweep: --%s entry %q is not a positive integer", flag, f)
+		if err != nil {
+			return nil, fmt.Errorf("sweep: --%s entry %q is not an integer", flag, f)
+		}
+		if err := inRange("sweep: --"+flag+" entry", v, 1, hi); err != nil {
+			return nil, err
 		}
 		out = append(out, v)
 	}
@@ -56,16 +59,16 @@ func parseInts(flag, s string) ([]int, error) {
 
 // Run implements "omni sweep".
 func (c *sweepCmd) Run(g *Globals, ctx context.Context) error {
-	threads, err := parseInts("sweep-threads", c.Threads)
+	threads, err := parseInts("sweep-threads", c.Threads, maxThreads)
 	if err != nil {
 		return err
 	}
-	streams, err := parseInts("streams", c.Streams)
+	streams, err := parseInts("streams", c.Streams, maxStreams)
 	if err != nil {
 		return err
 	}
-	if c.Frames < 2 || c.Warmup < 0 {
-		return fmt.Errorf("sweep: --frames %d must be >= 2 and --warmup %d >= 0", c.Frames, c.Warmup)
+	if err := checkBounds("sweep", bound{"--frames", c.Frames, 2, maxFrames}, bound{"--warmup", c.Warmup, 0, maxFrames}); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(c.Out, 0o755); err != nil {
 		return fmt.Errorf("sweep: %w", err)
