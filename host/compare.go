@@ -3,7 +3,6 @@ package host
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/omni-tts/omni/core"
@@ -12,22 +11,16 @@ import (
 	"github.com/omni-tts/omni/wasm/abi"
 )
 
-// E2EComparison holds the runs of CompareE2E and their medians.
+// E2EComparison holds the runs of CompareE2E (package bench reduces them
+// to medians and quartiles).
 type E2EComparison struct {
 	Native, WASI []E2EResult
-	// NativeMS and WASIMS are the median ms_per_frame of each mode;
-	// RatioOfMedians is WASIMS / NativeMS.
-	NativeMS, WASIMS, RatioOfMedians float64
 	// StepRatios holds, for every decode step of every repetition, the
 	// WASI step's wall time over the native one's: the two engines run
 	// the same seeded workload in lockstep, one step each in turn (which
 	// goes first alternates), so a passing load on the machine falls on
-	// both halves of a pair. Ratio is their median, RatioP25 and RatioP75
-	// their quartiles.
-	StepRatios                []float64
-	Ratio, RatioP25, RatioP75 float64
-	// HostCallsPerFrame is the WASI runs' median.
-	HostCallsPerFrame float64
+	// both halves of a pair.
+	StepRatios []float64
 	// Guest is the guest's own accounting over all its runs (step, model
 	// and encode ms).
 	Guest abi.Load
@@ -97,27 +90,6 @@ func CompareE2E(ctx context.Context, o Options, streams, frames, textLen, warmup
 	if _, err := we.Load(); err == nil {
 		c.Guest = we.guestLoad()
 	}
-	med := func(rs []E2EResult, f func(E2EResult) float64) float64 {
-		v := make([]float64, len(rs))
-		for i, r := range rs {
-			v[i] = f(r)
-		}
-		slices.Sort(v)
-		if n := len(v); n%2 == 1 {
-			return v[n/2]
-		} else {
-			return (v[n/2-1] + v[n/2]) / 2
-		}
-	}
-	ms := func(r E2EResult) float64 { return r.MSPerFrame }
-	c.NativeMS, c.WASIMS = med(c.Native, ms), med(c.WASI, ms)
-	c.RatioOfMedians = c.WASIMS / c.NativeMS
-	r := slices.Clone(c.StepRatios)
-	slices.Sort(r)
-	if len(r) > 0 {
-		c.Ratio, c.RatioP25, c.RatioP75 = quantile(r, 0.5), quantile(r, 0.25), quantile(r, 0.75)
-	}
-	c.HostCallsPerFrame = med(c.WASI, func(r E2EResult) float64 { return r.HostCallsPerFrame })
 	return c, nil
 }
 
@@ -164,16 +136,4 @@ func benchPaired(ctx context.Context, ne, we Engine, streams, frames, textLen in
 		return n, w, fmt.Errorf("%v: %w", we.Mode(), err)
 	}
 	return n, w, nil
-}
-
-// quantile is the q-quantile of the sorted non-empty v, interpolated
-// linearly between order statistics.
-func quantile(v []float64, q float64) float64 {
-	p := q * float64(len(v)-1)
-	i := int(p)
-	if i+1 >= len(v) {
-		return v[len(v)-1]
-	}
-	f := p - float64(i)
-	return v[i]*(1-f) + v[i+1]*f
 }

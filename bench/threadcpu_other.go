@@ -1,6 +1,6 @@
 //go:build !linux
 
-package main
+package bench
 
 // threadCPU is unavailable off Linux.
 func threadCPU() (float64, bool) { return 0, false }
