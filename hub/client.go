@@ -47,13 +47,14 @@ type client struct {
 	noFollow        *http.Client
 	retries         int
 	backoff         time.Duration
+	progress        io.Writer // retry notices, when set
 }
 
 // maxBackoff caps the doubling wait between retries.
 const maxBackoff = 30 * time.Second
 
 func newClient(o *Options) *client {
-	c := &client{endpoint: o.Endpoint, token: o.Token, http: o.HTTP, retries: o.Retries, backoff: o.Backoff}
+	c := &client{endpoint: o.Endpoint, token: o.Token, http: o.HTTP, retries: o.Retries, backoff: o.Backoff, progress: o.Progress}
 	if c.endpoint == "" {
 		c.endpoint = os.Getenv("HF_ENDPOINT")
 	}
@@ -240,6 +241,9 @@ func (c *client) retry(ctx context.Context, f func() error) error {
 		err := f()
 		if err == nil || !transient(ctx, err) || attempt >= c.retries {
 			return err
+		}
+		if c.progress != nil {
+			fmt.Fprintf(c.progress, "retry %d/%d in %s: %v\n", attempt+1, c.retries, wait, err)
 		}
 		t := time.NewTimer(wait)
 		select {

@@ -16,7 +16,7 @@ import (
 // benchPredictorCmd times the code predictor's 15 sub-steps per frame
 // against the weight-read floor measured in the same run.
 type benchPredictorCmd struct {
-	Model     string `default:"synth:0.6b" help:"Model: a checkpoint directory or synth:SIZE[+outliers] (${default})."`
+	Model     string `default:"synth:0.6b" help:"Model: a checkpoint directory, a pulled hub id ORG/NAME[@REV], or synth:SIZE[+outliers] (${default})."`
 	Precision string `default:"int8" enum:"fp32,int8,int8-fp32head,int8-pertensor" help:"Matrix precision: ${enum} (${default})."`
 	Batch     int    `default:"1" help:"Streams per pass (${default})."`
 	Frames    int    `default:"20" help:"Timed frames, after the warm-up frames (${default})."`
@@ -79,7 +79,7 @@ func (c *benchPredictorCmd) Run(g *Globals, _ context.Context) error {
 	}
 	threads := g.kernelThreads()
 	logf := func(format string, a ...any) { fmt.Fprintf(g.Stderr, "bench predictor: "+format+"\n", a...) }
-	src, err := predictor.OpenModel(c.Model)
+	src, err := openModel(c.Model)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ import (
 // benchTalkerCmd times the talker's prefill and decode steps against the
 // weight-read floor measured in the same run.
 type benchTalkerCmd struct {
-	Model     string `default:"synth:0.6b" help:"Model: a checkpoint directory or synth:SIZE[+outliers] (${default})."`
+	Model     string `default:"synth:0.6b" help:"Model: a checkpoint directory, a pulled hub id ORG/NAME[@REV], or synth:SIZE[+outliers] (${default})."`
 	Precision string `default:"int8" enum:"fp32,int8,int8-fp32head" help:"Matrix precision: ${enum} (${default})."`
 	Batch     int    `default:"1" help:"Sequences per decode step (${default})."`
 	Tokens    int    `default:"20" help:"Timed decode steps, after 2 warm-up steps (${default})."`
@@ -55,7 +55,7 @@ func (c *benchTalkerCmd) Run(g *Globals, _ context.Context) error {
 	}
 	threads := g.kernelThreads()
 	logf := func(format string, a ...any) { fmt.Fprintf(g.Stderr, "bench talker: "+format+"\n", a...) }
-	src, err := predictor.OpenModel(c.Model)
+	src, err := openModel(c.Model)
 	if err != nil {
 		return err
 	}

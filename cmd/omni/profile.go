@@ -14,7 +14,7 @@ import (
 // number was derived.
 type profileCmd struct {
 	DeployProfile string   `name:"deploy-profile" help:"auto, edge, a user profile name, or a JSON file." default:"auto" env:"OMNI_DEPLOY_PROFILE"`
-	Model         string   `help:"Qwen3-TTS checkpoint directory (its config.json gives the KV geometry, its *.safetensors the weight bytes)."`
+	Model         string   `help:"Qwen3-TTS checkpoint directory or pulled hub id ORG/NAME (its config.json gives the KV geometry, its *.safetensors the weight bytes)."`
 	JSON          bool     `help:"Print the profile as JSON."`
 	MaxNumSeqs    *int     `name:"max-num-seqs" help:"Streams at once (must fit the KV budget without preemption)."`
 	MaxModelLen   *int     `name:"max-model-len" help:"Tokens per stream."`
@@ -30,14 +30,18 @@ type profileCmd struct {
 func (c *profileCmd) Run(g *Globals, _ context.Context) error {
 	o := sched.ResolveOptions{Profile: c.DeployProfile, Model: c.Model}
 	if c.Model != "" {
-		cfg, err := os.ReadFile(filepath.Join(c.Model, "config.json"))
+		dir, err := resolveModel(c.Model)
+		if err != nil {
+			return err
+		}
+		cfg, err := os.ReadFile(filepath.Join(dir, "config.json"))
 		if err != nil {
 			return fmt.Errorf("profile: model: %w", err)
 		}
 		if o.Geometry, err = sched.GeometryFromConfig(cfg); err != nil {
 			return fmt.Errorf("profile: model %s: %w", c.Model, err)
 		}
-		if o.WeightsBytes, err = sched.WeightsBytesIn(c.Model); err != nil {
+		if o.WeightsBytes, err = sched.WeightsBytesIn(dir); err != nil {
 			return fmt.Errorf("profile: %w", err)
 		}
 		o.Model = filepath.Base(filepath.Clean(c.Model))

@@ -24,7 +24,7 @@ var demoTextIDs = []int32{9707, 11, 419, 374, 8177, 12094, 13, 1084, 8473, 3409,
 
 // engineFlags are the flags every engine-driving command shares.
 type engineFlags struct {
-	Model         string `default:"synth:0.6b" help:"Model: a checkpoint directory or synth:SIZE[+outliers][@SEED] (${default})."`
+	Model         string `default:"synth:0.6b" help:"Model: a checkpoint directory, a pulled hub id ORG/NAME[@REV], or synth:SIZE[+outliers][@SEED] (${default})."`
 	Precision     string `default:"int8" enum:"fp32,int8,int8-fp32head" help:"Matrix precision: ${enum} (${default})."`
 	DeployProfile string `name:"deploy-profile" default:"auto" help:"Deploy profile: auto, edge, a user profile name or a JSON file (${default}); gives the KV budget and the chunk ramp." env:"OMNI_DEPLOY_PROFILE"`
 	HopDepth      int    `name:"hop-depth" default:"4" help:"Chunks the codec-stage queue holds (${default})."`
@@ -108,7 +108,7 @@ func loadModel(g *Globals, f *engineFlags, maxBatch int, logf func(string, ...an
 		return nil, err
 	}
 	threads := g.kernelThreads()
-	src, err := predictor.OpenModel(f.Model)
+	src, err := openModel(f.Model)
 	if err != nil {
 		return nil, err
 	}

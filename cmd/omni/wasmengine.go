@@ -20,7 +20,7 @@ func wasmOptions(g *Globals, f *engineFlags, maxBatch int) (host.Options, func()
 	if err != nil {
 		return host.Options{}, nil, err
 	}
-	src, err := predictor.OpenModel(f.Model)
+	src, err := openModel(f.Model)
 	if err != nil {
 		return host.Options{}, nil, err
 	}
