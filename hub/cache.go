@@ -100,6 +100,12 @@ func (c Cache) BlobPath(r Repo, etag string) string {
 	return filepath.Join(c.RepoDir(r), "blobs", etag)
 }
 
+// LockPath is the lock file of one blob, at the cache root as
+// huggingface_hub keeps it: .locks/models--ORG--NAME/<etag>.lock.
+func (c Cache) LockPath(r Repo, etag string) string {
+	return filepath.Join(c.Dir, ".locks", r.Folder(), etag+".lock")
+}
+
 // SnapshotDir is the directory of one commit's files.
 func (c Cache) SnapshotDir(r Repo, commit string) string {
 	return filepath.Join(c.RepoDir(r), "snapshots", commit)

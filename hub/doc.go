@@ -12,6 +12,7 @@
 //	    ├── blobs/<etag>.incomplete       a partial download, resumed with Range
 //	    ├── refs/<revision>               the commit a branch or tag pointed at
 //	    └── snapshots/<commit>/<path>     relative symlinks to ../../blobs/<etag>
+//	.locks/models--ORG--NAME/<etag>.lock  flock(2) held while a blob is written
 //
 // Pull talks to the hub API: GET /api/models/{repo}/revision/{rev}?blobs=true
 // for the commit and the file list (with each LFS file's sha256 and size),

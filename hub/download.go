@@ -15,7 +15,8 @@ import (
 	"strings"
 )
 
-// fetch makes blobs/<etag> hold the file at path: it downloads into
+// fetch makes blobs/<etag> hold the file at path, holding the blob's lock
+// in .locks/ throughout: it downloads into
 // blobs/<etag>.incomplete, resuming with Range from whatever an earlier
 // attempt left there, checks the length and the checksum (want is the LFS
 // sha256, or "" to check the git blob sha1 that the etag of a small file
@@ -23,6 +24,15 @@ import (
 // right size is kept. It reports whether it downloaded anything.
 func (p *puller) fetch(ctx context.Context, path string, m fileMeta, want string) (downloaded bool, err error) {
 	blob := p.cache.BlobPath(p.repo, m.ETag)
+	unlock, err := lockFile(ctx, p.cache.LockPath(p.repo, m.ETag), func() {
+		if p.progress != nil {
+			fmt.Fprintf(p.progress, "%s: waiting for another download of this file (lock %s)\n", path, p.cache.LockPath(p.repo, m.ETag))
+		}
+	})
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
 	if st, err := os.Stat(blob); err == nil && st.Size() == m.Size {
 		return false, nil
 	}
