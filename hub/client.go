@@ -68,6 +68,9 @@ func newClient(o *Options) *client {
 	if c.http == nil {
 		c.http = &http.Client{}
 	}
+	dl := *c.http
+	dl.CheckRedirect = dropAuthOffHost(c.http.CheckRedirect)
+	c.http = &dl
 	nf := *c.http
 	nf.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	c.noFollow = &nf
@@ -78,6 +81,25 @@ func newClient(o *Options) *client {
 		c.backoff = time.Second
 	}
 	return c
+}
+
+// dropAuthOffHost wraps a redirect policy so the token goes only to the
+// host it was meant for: the LFS CDN's signed URL needs none, and some
+// storage refuses a request that carries two credentials (huggingface_hub
+// drops it the same way). Go itself keeps it for subdomains.
+func dropAuthOffHost(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if len(via) > 0 && req.URL.Host != via[0].URL.Host {
+			req.Header.Del("Authorization")
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
 }
 
 // modelInfo is the part of /api/models/{repo}/revision/{rev}?blobs=true

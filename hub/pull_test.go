@@ -317,6 +317,12 @@ func TestPullHTTPErrors(t *testing.T) {
 	if _, err := hub.Pull(context.Background(), "Qwen/Gated", o); err != nil {
 		t.Errorf("gated repo with its token: %v", err)
 	}
+	// The token goes to the hub, not to the CDN the LFS files redirect to.
+	for _, r := range s.Requests() {
+		if r.Server == "cdn" && r.Auth {
+			t.Errorf("the token was sent to the CDN for %s", r.Path)
+		}
+	}
 }
 
 func TestPullShardedAndRevision(t *testing.T) {

@@ -63,6 +63,7 @@ type Request struct {
 	Method string
 	Path   string // the file path within the repo, or the URL path
 	Range  string
+	Auth   bool // an Authorization header was sent
 }
 
 // NewServer starts a fake hub and its CDN; Close stops both.
@@ -133,7 +134,7 @@ func lfsPointer(b []byte) []byte {
 
 func (s *Server) record(srv string, r *http.Request, path string) {
 	s.mu.Lock()
-	s.log = append(s.log, Request{Server: srv, Method: r.Method, Path: path, Range: r.Header.Get("Range")})
+	s.log = append(s.log, Request{Server: srv, Method: r.Method, Path: path, Range: r.Header.Get("Range"), Auth: r.Header.Get("Authorization") != ""})
 	s.mu.Unlock()
 }
 
