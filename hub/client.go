@@ -165,7 +165,7 @@ func (c *client) info(ctx context.Context, r Repo) (*modelInfo, error) {
 		}
 		resp, err := c.http.Do(req)
 		if err != nil {
-			return err
+			return fmt.Errorf("hub: repo %s: model info: %w", r.ID, err)
 		}
 		if resp.StatusCode != http.StatusOK {
 			return statusError(resp, r.ID, "")
@@ -214,7 +214,7 @@ func (c *client) head(ctx context.Context, r Repo, commit, path string) (fileMet
 			}
 			resp, err := c.noFollow.Do(req)
 			if err != nil {
-				return err
+				return fmt.Errorf("hub: repo %s file %s: %w", r.ID, path, err)
 			}
 			resp.Body.Close()
 			h := resp.Header

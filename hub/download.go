@@ -91,7 +91,7 @@ func (p *puller) getOnce(ctx context.Context, path, part string, size int64, bar
 	}
 	resp, err := p.c.http.Do(req)
 	if err != nil {
-		return err
+		return fmt.Errorf("hub: repo %s file %s: %w", p.repo.ID, path, err)
 	}
 	switch {
 	case resp.StatusCode == http.StatusPartialContent && have > 0:
