@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/omni-tts/omni/host"
 	"github.com/omni-tts/omni/predictor"
 	"github.com/omni-tts/omni/simd"
 )
@@ -57,7 +58,7 @@ type PredictorOptions struct {
 // Predictor times the code predictor's 15 sub-steps per frame against the
 // weight-read floor measured in the same run (before and after).
 func Predictor(o PredictorOptions, logf func(string, ...any)) (*PredictorReport, error) {
-	src, err := predictor.OpenModel(o.Model)
+	src, err := host.OpenModel(o.Model)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/omni-tts/omni/host"
 	"github.com/omni-tts/omni/predictor"
 	"github.com/omni-tts/omni/simd"
 )
@@ -45,7 +46,7 @@ type TalkerOptions struct {
 // Talker times the talker's prefill and decode steps against the
 // weight-read floor measured in the same run (before and after).
 func Talker(o TalkerOptions, logf func(string, ...any)) (*TalkerReport, error) {
-	src, err := predictor.OpenModel(o.Model)
+	src, err := host.OpenModel(o.Model)
 	if err != nil {
 		return nil, err
 	}

@@ -354,7 +354,7 @@ func WeightsBytesIn(dir string) (int64, error) {
 			return err
 		}
 		if !d.IsDir() && strings.HasSuffix(d.Name(), ".safetensors") {
-			info, err := d.Info()
+			info, err := os.Stat(path) // follows the HF cache's snapshot symlinks to their blobs
 			if err != nil {
 				return err
 			}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/omni-tts/omni/core"
-	"github.com/omni-tts/omni/predictor"
 	"github.com/omni-tts/omni/simd"
 	"github.com/omni-tts/omni/wasm/abi"
 )
@@ -45,7 +44,7 @@ func CompareE2E(ctx context.Context, o Options, streams, frames, textLen, warmup
 	}
 	src := o.Source
 	if src == nil {
-		if src, err = predictor.OpenModel(o.Model); err != nil {
+		if src, err = OpenModel(o.Model); err != nil {
 			return nil, err
 		}
 		defer src.Close()

@@ -139,7 +139,7 @@ func Open(ctx context.Context, opts Options) (Engine, error) {
 	}
 	src, own := opts.Source, false
 	if src == nil {
-		if src, err = predictor.OpenModel(opts.Model); err != nil {
+		if src, err = OpenModel(opts.Model); err != nil {
 			return nil, err
 		}
 		own = true

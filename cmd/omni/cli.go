@@ -50,6 +50,7 @@ type CLI struct {
 	Run         runCmd         `cmd:"" help:"Generate one stream of codec frames (built-in synthetic 0.6B model and demo prompt by default)."`
 	Sweep       sweepCmd       `cmd:"" help:"Run bench e2e over thread and stream counts; write summary.json, summary.md and a chart."`
 	Model       modelCmd       `cmd:"" help:"Synthetic checkpoints and checkpoint inspection (synth, inspect)."`
+	Pull        pullCmd        `cmd:"" help:"Download a Qwen3-TTS checkpoint from the Hugging Face hub into the HF cache (then --model ORG/NAME)."`
 }
 
 // exitCoder lets a command choose the process exit status (conformance

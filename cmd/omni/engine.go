@@ -51,7 +51,7 @@ func (f *engineFlags) openEngine(ctx context.Context, g *Globals, maxBatch int, 
 	if err != nil {
 		return nil, err
 	}
-	src, err := predictor.OpenModel(f.Model)
+	src, err := host.OpenModel(f.Model)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ func (f *engineFlags) options(g *Globals, maxBatch int) (host.Options, func(), e
 	if err != nil {
 		return host.Options{}, nil, err
 	}
-	src, err := predictor.OpenModel(f.Model)
+	src, err := host.OpenModel(f.Model)
 	if err != nil {
 		return host.Options{}, nil, err
 	}

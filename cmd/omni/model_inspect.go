@@ -7,12 +7,13 @@ import (
 	"slices"
 	"time"
 
+	"github.com/omni-tts/omni/host"
 	"github.com/omni-tts/omni/predictor"
 )
 
 // modelInspectCmd describes a model: its geometry and every tensor.
 type modelInspectCmd struct {
-	Model string `arg:"" help:"Checkpoint directory or synth:SIZE[+outliers][@SEED]."`
+	Model string `arg:"" help:"Checkpoint directory, pulled hub id ORG/NAME[@REV], or synth:SIZE[+outliers][@SEED]."`
 	JSON  bool   `help:"Print one JSON object."`
 	Read  bool   `help:"Also read every tensor once through the loader path (ReadF32) and report the time."`
 }
@@ -43,7 +44,7 @@ type inspectTensor struct {
 
 // Run implements "omni model inspect".
 func (c *modelInspectCmd) Run(g *Globals, _ context.Context) error {
-	src, err := predictor.OpenModel(c.Model)
+	src, err := host.OpenModel(c.Model)
 	if err != nil {
 		return err
 	}

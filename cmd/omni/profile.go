@@ -30,14 +30,18 @@ type profileCmd struct {
 func (c *profileCmd) Run(g *Globals, _ context.Context) error {
 	o := deploy.ResolveOptions{Profile: c.DeployProfile, Model: c.Model}
 	if c.Model != "" {
-		cfg, err := os.ReadFile(filepath.Join(c.Model, "config.json"))
+		dir, err := resolveModel(c.Model)
+		if err != nil {
+			return fmt.Errorf("profile: %w", err)
+		}
+		cfg, err := os.ReadFile(filepath.Join(dir, "config.json"))
 		if err != nil {
 			return fmt.Errorf("profile: model: %w", err)
 		}
 		if o.Geometry, err = sched.GeometryFromConfig(cfg); err != nil {
 			return fmt.Errorf("profile: model %s: %w", c.Model, err)
 		}
-		if o.WeightsBytes, err = deploy.WeightsBytesIn(c.Model); err != nil {
+		if o.WeightsBytes, err = deploy.WeightsBytesIn(dir); err != nil {
 			return fmt.Errorf("profile: %w", err)
 		}
 		o.Model = filepath.Base(filepath.Clean(c.Model))
