@@ -8,3 +8,5 @@ require (
 	github.com/tetratelabs/wazero v1.12.0
 	golang.org/x/sys v0.50.0
 )
+
+require golang.org/x/text v0.44.0
