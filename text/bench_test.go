@@ -12,7 +12,9 @@ const paragraph = "Hello! This paragraph mixes scripts to measure the tokenizer:
 	"나는 유리를 먹을 수 있어요. 그래도 아프지 않아요. " +
 	"Visit https://example.com/path?q=1 for more 👍🏽 — thanks!\n" +
 	"The quick brown fox jumps over the lazy dog; THE QUICK BROWN FOX JUMPS OVER THE LAZY DOG. " +
-	"Voix ambiguë d'un cœur qui, au zéphyr, préfère les jattes de kiwis. ¿Qué pasó? ¡Nada!"
+	"Voix ambiguë d'un cœur qui, au zéphyr, préfère les jattes de kiwis. ¿Qué pasó? ¡Nada! " +
+	"À noite, vovô Kowalsky vê o ímã cair no pé do pingüim. Ma la volpe, col suo balzo, ha raggiunto il quieto Fido. " +
+	"We'll meet at 10:30 on 12/04, won't we? I'm sure you've heard: 3.14159 ≈ π.\n"
 
 func BenchmarkEncodeParagraph(b *testing.B) {
 	_, tk := tokenizers(b)

@@ -350,6 +350,7 @@ func (b *builder) finish() (*Tokenizer, error) {
 	for id, a := range b.added {
 		t.pieces[id] = a.Content
 		t.added = append(t.added, a)
+		t.addedFirst[a.Content[0]] = true
 	}
 	sort.Slice(t.added, func(i, j int) bool { return t.added[i].ID < t.added[j].ID })
 	for c := 0; c < 256; c++ {

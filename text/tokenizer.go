@@ -27,6 +27,8 @@ type Tokenizer struct {
 	pieces  []string         // id → raw bytes (regular) or content (added); "" = no token
 	added   []AddedToken     // by id
 	addedID map[string]int32 // content → id
+	// addedFirst marks the bytes an added token starts with.
+	addedFirst [256]bool
 	source  string           // where it was loaded from, for messages
 }
 
@@ -119,6 +121,9 @@ func (t *Tokenizer) nextAdded(s string) (seg string, id int32, rest string) {
 		return s, -1, ""
 	}
 	for i := 0; i < len(s); i++ {
+		if !t.addedFirst[s[i]] {
+			continue
+		}
 		best := -1
 		for k := range t.added {
 			c := t.added[k].Content
