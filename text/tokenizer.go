@@ -29,7 +29,7 @@ type Tokenizer struct {
 	addedID map[string]int32 // content → id
 	// addedFirst marks the bytes an added token starts with.
 	addedFirst [256]bool
-	source  string           // where it was loaded from, for messages
+	source     string // where it was loaded from, for messages
 }
 
 // ErrInvalidText is wrapped by the error for text that cannot be tokenized
