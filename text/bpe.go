@@ -18,6 +18,9 @@ const noMerge = int32(1<<31 - 1)
 // of lowest rank (the leftmost on a tie) until no rule applies. syms and
 // ranks are scratch slices the caller reuses; they are returned grown.
 func (t *Tokenizer) bpe(dst []int32, piece string, syms []int32, ranks []int32) ([]int32, []int32, []int32) {
+	if len(piece) >= longPiece {
+		return t.bpeHeap(dst, piece), syms, ranks
+	}
 	syms = syms[:0]
 	for i := 0; i < len(piece); i++ {
 		syms = append(syms, t.byteID[piece[i]])
