@@ -86,6 +86,7 @@ type builder struct {
 	t     *Tokenizer
 	name  string
 	file  string           // the file being read, for messages
+	vfile string           // the file the vocabulary came from
 	ids   map[int32]string // id → token as written (regular tokens)
 	added map[int32]AddedToken
 }
@@ -116,6 +117,7 @@ func (b *builder) vocabJSON(data []byte) error {
 
 // addVocab adds regular tokens spelled in the byte-level alphabet.
 func (b *builder) addVocab(m map[string]int64) error {
+	b.vfile = b.file
 	if len(m) == 0 {
 		return b.errf("empty vocabulary")
 	}
@@ -356,10 +358,8 @@ func (b *builder) finish() (*Tokenizer, error) {
 	for c := 0; c < 256; c++ {
 		id, ok := t.vocab[string([]byte{byte(c)})]
 		if !ok {
-			b.file = "vocab.json"
-			if len(b.ids) > 0 && b.name != "" {
-				return nil, b.errf("no token for byte 0x%02x (%q): byte-level BPE needs all 256", c, string(byteRunes[c]))
-			}
+			b.file = b.vfile
+			return nil, b.errf("no token for byte 0x%02x (%q): byte-level BPE needs all 256", c, string(byteRunes[c]))
 		}
 		t.byteID[c] = id
 	}

@@ -1,9 +1,11 @@
 package text
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -71,5 +73,66 @@ func TestLoadRefusesInconsistentFiles(t *testing.T) {
 	}
 	if _, err := Load(t.TempDir()); !errors.Is(err, ErrNoTokenizer) {
 		t.Fatalf("Load(empty dir) = %v, want ErrNoTokenizer", err)
+	}
+}
+
+// TestLoadTokenizerJSON assembles a Hugging Face tokenizer.json (merges as
+// pairs, as tokenizers 0.20+ writes them) from the suite's files and checks
+// that it tokenizes the suite as the vocab.json + merges.txt layout does:
+// both are compared with Hugging Face's ids.
+func TestLoadTokenizerJSON(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 10 MB tokenizer.json")
+	}
+	dir := filepath.Join(suiteDir, "tokenizer")
+	vocab, err1 := os.ReadFile(filepath.Join(dir, "vocab.json"))
+	merges, err2 := os.ReadFile(filepath.Join(dir, "merges.txt"))
+	cfg, err3 := os.ReadFile(filepath.Join(dir, "tokenizer_config.json"))
+	if err := errors.Join(err1, err2, err3); err != nil {
+		t.Fatal(err)
+	}
+	var dec struct {
+		Added map[string]struct {
+			Content string `json:"content"`
+			Special bool   `json:"special"`
+		} `json:"added_tokens_decoder"`
+	}
+	if err := json.Unmarshal(cfg, &dec); err != nil {
+		t.Fatal(err)
+	}
+	var added []map[string]any
+	for id, a := range dec.Added {
+		n, _ := strconv.Atoi(id)
+		added = append(added, map[string]any{"id": n, "content": a.Content, "special": a.Special, "lstrip": false, "rstrip": false, "single_word": false, "normalized": false})
+	}
+	var pairs [][2]string
+	for i, line := range strings.Split(strings.TrimSpace(string(merges)), "\n") {
+		if i == 0 && strings.HasPrefix(line, "#version") {
+			continue
+		}
+		l, r, _ := strings.Cut(line, " ")
+		pairs = append(pairs, [2]string{l, r})
+	}
+	tj := map[string]any{
+		"added_tokens": added,
+		"normalizer":   map[string]any{"type": "NFC"},
+		"pre_tokenizer": map[string]any{"type": "Sequence", "pretokenizers": []any{
+			map[string]any{"type": "Split", "pattern": map[string]any{"Regex": Qwen2Pattern}, "behavior": "Isolated", "invert": false},
+			map[string]any{"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": false, "use_regex": false},
+		}},
+		"model": map[string]any{"type": "BPE", "vocab": json.RawMessage(vocab), "merges": pairs},
+	}
+	body, err := json.Marshal(tj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := Load(writeDir(t, map[string]string{"tokenizer.json": string(body)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range suiteCases(t) {
+		if got, err := tk.Encode(c.Text); err != nil || !slices.Equal(got, c.ExpectIDs) {
+			t.Errorf("%s: tokenizer.json gives %v (%v), want %v", c.Name, got, err, c.ExpectIDs)
+		}
 	}
 }

