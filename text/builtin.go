@@ -49,6 +49,7 @@ func Builtin() (*Tokenizer, error) {
 		return nil, err
 	}
 	b.file = "merges"
+	b.growMerges(nm)
 	for r := 0; r < nm; r++ {
 		l, rt, ok := strings.Cut(next(), " ")
 		if !ok {

@@ -32,7 +32,11 @@ var runeBytes = func() (m [324]int16) {
 // unmapBytes turns a token spelled in the byte-level alphabet into its raw
 // bytes; ok is false when a rune lies outside the alphabet.
 func unmapBytes(tok string) (raw []byte, ok bool) {
-	raw = make([]byte, 0, len(tok))
+	return appendUnmapped(make([]byte, 0, len(tok)), tok)
+}
+
+// appendUnmapped appends the raw bytes of tok (byte-level spelling) to raw.
+func appendUnmapped(raw []byte, tok string) ([]byte, bool) {
 	for _, r := range tok {
 		if r < 0 || int(r) >= len(runeBytes) || runeBytes[r] < 0 {
 			return nil, false

@@ -87,6 +87,7 @@ type builder struct {
 	name  string
 	file  string           // the file being read, for messages
 	vfile string           // the file the vocabulary came from
+	buf   []byte           // scratch for a merge's raw bytes
 	ids   map[int32]string // id → token as written (regular tokens)
 	added map[int32]AddedToken
 }
@@ -121,6 +122,9 @@ func (b *builder) addVocab(m map[string]int64) error {
 	if len(m) == 0 {
 		return b.errf("empty vocabulary")
 	}
+	if len(b.t.vocab) == 0 {
+		b.t.vocab, b.ids = make(map[string]int32, len(m)), make(map[int32]string, len(m))
+	}
 	for tok, id := range m {
 		if id < 0 || id >= 1<<24 {
 			return b.errf("token %q: id %d outside [0, %d)", tok, id, 1<<24)
@@ -146,6 +150,7 @@ func (b *builder) addVocab(m map[string]int64) error {
 // "left right" per line, highest priority first.
 func (b *builder) mergesTxt(data []byte) error {
 	b.file = "merges.txt"
+	b.growMerges(bytes.Count(data, []byte{'\n'}) + 1)
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 1<<16), 1<<20)
 	line, rank := 0, int32(0)
@@ -170,22 +175,31 @@ func (b *builder) mergesTxt(data []byte) error {
 	return nil
 }
 
+// growMerges sizes the merge table for n rules when it is still empty.
+func (b *builder) growMerges(n int) {
+	if len(b.t.merges) == 0 {
+		b.t.merges = make(map[uint64]merge, n)
+	}
+}
+
 // addMerge adds the rule merging l and r (byte-level spellings) at rank.
 func (b *builder) addMerge(l, r string, rank int32, where string) error {
-	lraw, ok1 := unmapBytes(l)
-	rraw, ok2 := unmapBytes(r)
+	buf, ok1 := appendUnmapped(b.buf[:0], l)
+	nl := len(buf)
+	buf, ok2 := appendUnmapped(buf, r)
+	b.buf = buf
 	if !ok1 || !ok2 {
 		return b.errf("%s: merge %q %q is not spelled in the byte-level alphabet", where, l, r)
 	}
-	li, ok := b.t.vocab[string(lraw)]
+	li, ok := b.t.vocab[string(buf[:nl])]
 	if !ok {
 		return b.errf("%s: merge %q %q names unknown token %q", where, l, r, l)
 	}
-	ri, ok := b.t.vocab[string(rraw)]
+	ri, ok := b.t.vocab[string(buf[nl:])]
 	if !ok {
 		return b.errf("%s: merge %q %q names unknown token %q", where, l, r, r)
 	}
-	mi, ok := b.t.vocab[string(lraw)+string(rraw)]
+	mi, ok := b.t.vocab[string(buf)]
 	if !ok {
 		return b.errf("%s: merge %q %q makes %q, which is not in the vocabulary", where, l, r, l+r)
 	}
@@ -305,6 +319,7 @@ func (b *builder) tokenizerJSON(data []byte) error {
 	if err := b.addVocab(tj.Model.Vocab); err != nil {
 		return err
 	}
+	b.growMerges(len(tj.Model.Merges))
 	for i, raw := range tj.Model.Merges {
 		var l, r string
 		var pair []string
