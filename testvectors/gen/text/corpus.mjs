@@ -149,3 +149,29 @@ export function randomCases(n, seed) {
   }
   return out;
 }
+
+// Code-point ranges for the wide random strings: ASCII, controls, Latin,
+// combining marks, Greek/Cyrillic/Armenian, Hebrew/Arabic, Indic and Thai,
+// Hangul jamo, punctuation and symbols, CJK punctuation, CJK, Hangul,
+// variation selectors and full-width forms, emoji, the astral planes
+// (Linear B, mathematical letters, CJK extension B) and private use.
+const widePools = [[0x20, 0x7f], [0x0, 0x20], [0x80, 0x250], [0x300, 0x370], [0x370, 0x530], [0x590, 0x700],
+  [0x900, 0xe80], [0x1100, 0x1200], [0x2000, 0x2070], [0x2070, 0x2200], [0x3000, 0x3100], [0x4e00, 0x9fff],
+  [0xac00, 0xd7a3], [0xfe00, 0xff70], [0x1f300, 0x1fa00], [0x10000, 0x10400], [0x1d400, 0x1d800],
+  [0x20000, 0x20100], [0xe000, 0xe010]];
+
+export function wideCases(n, seed) {
+  const r = rng(seed);
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    let s = "";
+    const len = 1 + Math.floor(r() * 30);
+    for (let k = 0; k < len; k++) {
+      const p = widePools[Math.floor(r() * widePools.length)];
+      s += String.fromCodePoint(p[0] + Math.floor(r() * (p[1] - p[0])));
+      if (r() < 0.2) s += " ";
+    }
+    out.push([`wide_${String(i).padStart(3, "0")}`, s]);
+  }
+  return out;
+}

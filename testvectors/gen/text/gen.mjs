@@ -19,7 +19,7 @@ import zlib from "node:zlib";
 import { createRequire } from "node:module";
 import { Tokenizer as JSTokenizer } from "@huggingface/tokenizers";
 import { TokenizerLoader } from "@lenml/tokenizers";
-import { handwritten, randomCases } from "./corpus.mjs";
+import { handwritten, randomCases, wideCases } from "./corpus.mjs";
 
 const require = createRequire(import.meta.url);
 const { Tokenizer: RustTokenizer } = require("tokenizers");
@@ -85,7 +85,7 @@ for (const [s, id] of [["assistant", 77091], ["\n", 198], ["<|im_start|>", 15164
 const textDir = path.join(root, "testvectors/suites/text/cases");
 fs.rmSync(textDir, { recursive: true, force: true });
 fs.mkdirSync(textDir, { recursive: true });
-const corpus = [...handwritten, ...randomCases(300, 20261204)];
+const corpus = [...handwritten, ...randomCases(300, 20261204), ...wideCases(150, 7)];
 for (const [name, text] of corpus) {
   const ids = await encode(text);
   const c = { kind: "text", name: `text/${name}`, tokenizer: "../tokenizer", text, expect_ids: ids };
