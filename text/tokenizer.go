@@ -152,8 +152,9 @@ func invalidAt(s string) int {
 }
 
 // Decode returns the text of ids: the bytes of each token (an added token's
-// content) concatenated, with each byte that is not part of valid UTF-8
-// replaced by U+FFFD. An id outside the vocabulary is an error.
+// content) concatenated, each maximal invalid UTF-8 subsequence replaced by
+// one U+FFFD (as Rust's String::from_utf8_lossy, which Hugging Face's
+// byte-level decoder uses). An id outside the vocabulary is an error.
 func (t *Tokenizer) Decode(ids []int32) (string, error) {
 	var b []byte
 	for i, id := range ids {
@@ -168,8 +169,43 @@ func (t *Tokenizer) Decode(ids []int32) (string, error) {
 	var sb strings.Builder
 	for len(b) > 0 {
 		r, n := utf8.DecodeRune(b)
-		sb.WriteRune(r) // RuneError for an invalid byte
+		if r == utf8.RuneError && n == 1 {
+			n = invalidPrefix(b)
+		}
+		sb.WriteRune(r)
 		b = b[n:]
 	}
 	return sb.String(), nil
+}
+
+// invalidPrefix returns the length of the maximal prefix of a valid UTF-8
+// sequence at the start of b (which does not hold a whole one): 1 to 3.
+func invalidPrefix(b []byte) int {
+	lo, hi, need := byte(0x80), byte(0xBF), 0
+	switch c := b[0]; {
+	case c >= 0xC2 && c <= 0xDF:
+		need = 1
+	case c == 0xE0:
+		lo, need = 0xA0, 2
+	case c == 0xED:
+		hi, need = 0x9F, 2
+	case c >= 0xE1 && c <= 0xEF:
+		need = 2
+	case c == 0xF0:
+		lo, need = 0x90, 3
+	case c == 0xF4:
+		hi, need = 0x8F, 3
+	case c >= 0xF1 && c <= 0xF3:
+		need = 3
+	default:
+		return 1
+	}
+	k := 1
+	for ; k <= need && k < len(b); k++ {
+		if b[k] < lo || b[k] > hi {
+			break
+		}
+		lo, hi = 0x80, 0xBF
+	}
+	return k
 }

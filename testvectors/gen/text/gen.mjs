@@ -235,6 +235,22 @@ for (const { model, name, req } of promptCases) {
   fs.writeFileSync(path.join(promptDir, "cases", `${model}__${name}.json`), JSON.stringify(c) + "\n");
 }
 
+// decode vectors for text's unit tests: random id lists (bytes that split
+// UTF-8 sequences, whole tokens, added tokens) and HF's decode of them.
+{
+  let seed = 5;
+  const r = () => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed / 0x80000000; };
+  const dec = [];
+  for (let i = 0; i < 400; i++) {
+    const n = 1 + Math.floor(r() * 8);
+    const ids = [];
+    for (let k = 0; k < n; k++) ids.push(r() < 0.5 ? Math.floor(r() * 256) : (r() < 0.9 ? Math.floor(r() * 151643) : 151643 + Math.floor(r() * added.length)));
+    dec.push({ ids, text: await rust.decode(ids, false) });
+  }
+  fs.mkdirSync(path.join(root, "text/testdata"), { recursive: true });
+  fs.writeFileSync(path.join(root, "text/testdata/decode.json"), JSON.stringify(dec) + "\n");
+}
+
 console.log(`text cases: ${corpus.length}; prompt cases: ${promptCases.length}`);
 console.log(`Rust tokenizers vs @huggingface/tokenizers (JS): ${compared} encodings compared, ${disagree} disagree`);
 console.log(`Rust tokenizers vs @lenml/tokenizers: ${disagreeLenml} disagree`);
