@@ -93,3 +93,41 @@ func TestTextRequestRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestEngineTakesInstructRows: an instruction's rows reach the prefill (the
+// stream's prompt is longer by exactly their number), and an engine whose
+// model takes none refuses the request at Submit.
+func TestEngineTakesInstructRows(t *testing.T) {
+	rows := func(takes bool, instruct []int32) (int, error) {
+		ids := tinyIDs()
+		ids.TakesInstruct = takes
+		m := newFake(2)
+		e, err := New(Config{Model: m, IDs: ids, Inline: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		r := seeded("i", []int32{1, 2}, 7, 3)
+		r.InstructIDs = instruct
+		s, err := e.Submit(t.Context(), r)
+		if err != nil {
+			return 0, err
+		}
+		drain(t, e)
+		return s.rows, nil
+	}
+	plain, err := rows(true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	with, err := rows(true, []int32{60, 5, 6, 7, 8, 62})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if with != plain+6 {
+		t.Errorf("prompt rows %d with 6 instruct ids, %d without: want +6", with, plain)
+	}
+	if _, err := rows(false, []int32{60, 5}); err == nil || !errors.Is(err, ErrInvalidRequest) || !strings.Contains(err.Error(), "field instruct") {
+		t.Errorf("instruct on a model that takes none: %v", err)
+	}
+}
