@@ -225,6 +225,9 @@ func (r *Request) validate(ids *SpecialIDs, lim Limits) error {
 // auto. A dialect speaker turns chinese and auto into its dialect.
 func (r *Request) languageID(ids *SpecialIDs) (int32, error) {
 	lang := strings.ToLower(r.Language)
+	if strings.Contains(lang, "dialect") { // upstream offers dialects through their speakers only
+		return 0, invalid("request %q: language %q unknown: a dialect is chosen by its speaker; the model knows auto, %s", r.ID, r.Language, languageNames(ids.Languages))
+	}
 	if d, ok := ids.SpeakerDialect[strings.ToLower(r.Speaker)]; ok && r.Speaker != "" && (lang == "" || lang == "auto" || lang == "chinese") {
 		lang = d
 	}
@@ -233,7 +236,7 @@ func (r *Request) languageID(ids *SpecialIDs) (int32, error) {
 	}
 	id, ok := ids.Languages[lang]
 	if !ok {
-		return 0, invalid("request %q: language %q unknown: the model knows auto, %s", r.ID, r.Language, names(ids.Languages))
+		return 0, invalid("request %q: language %q unknown: the model knows auto, %s", r.ID, r.Language, languageNames(ids.Languages))
 	}
 	return id, nil
 }

@@ -128,6 +128,19 @@ func names(m map[string]int32) string {
 	return strings.Join(out, ", ")
 }
 
+// languageNames lists the languages a request may name: the table's
+// names but the dialects, sorted.
+func languageNames(m map[string]int32) string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		if !strings.Contains(k, "dialect") {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
+}
+
 // orUnknown returns kind, or "model type unknown" when empty.
 func orUnknown(kind string) string {
 	if kind == "" {

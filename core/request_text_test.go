@@ -79,7 +79,8 @@ func TestTextRequestRefusals(t *testing.T) {
 		want string
 	}{
 		{"empty text", textIDs("custom_voice", true), TextInput{}, "field text: empty"},
-		{"unknown language", textIDs("custom_voice", true), TextInput{Text: "a", Language: "klingon"}, `language "klingon" unknown: the model knows auto, beijing_dialect, chinese, english,`},
+		{"unknown language", textIDs("custom_voice", true), TextInput{Text: "a", Language: "klingon"}, `language "klingon" unknown: the model knows auto, chinese, english, french, german,`},
+		{"dialect as language", textIDs("custom_voice", true), TextInput{Text: "a", Language: "Beijing_Dialect"}, `language "Beijing_Dialect" unknown: a dialect is chosen by its speaker`},
 		{"unknown speaker", textIDs("custom_voice", true), TextInput{Text: "a", Speaker: "nobody"}, `speaker "nobody" unknown: the model knows aiden, dylan, eric,`},
 		{"instruct on 0.6B", textIDs("custom_voice", false), TextInput{Text: "a", Instruct: "x"}, "field instruct: the model (custom_voice) takes no instruction"},
 		{"bad layout", textIDs("base", false), TextInput{Text: "a", Layout: "sideways"}, "field layout"},

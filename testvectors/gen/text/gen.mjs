@@ -162,7 +162,8 @@ async function buildPrompt(cfg, { text, language = "auto", speaker = "", instruc
     return { error: "instruct" };
   let lang = language.toLowerCase();
   const spk = speaker.toLowerCase();
-  if (lang !== "auto" && !(lang in t.codec_language_id)) return { error: `language "${language}"` };
+  // upstream's supported languages leave the dialects out: they come with their speakers
+  if (lang !== "auto" && (!(lang in t.codec_language_id) || lang.includes("dialect"))) return { error: `language "${language}"` };
   if (spk !== "" && !(spk in (t.spk_id || {}))) return { error: `speaker "${speaker}"` };
   const dialect = spk !== "" && t.spk_is_dialect ? t.spk_is_dialect[spk] : false;
   if (dialect && (lang === "auto" || lang === "chinese")) lang = dialect;
@@ -214,6 +215,7 @@ for (const layout of ["streaming", "non-streaming"]) {
     add("base_0b6", `lang_${lang}_${layout}`, { text: "Hello.", language: lang, layout });
 }
 add("custom_voice_1b7", "error_unknown_language", { text: "Hi", language: "klingon", layout: "streaming" });
+add("custom_voice_1b7", "error_dialect_as_language", { text: "Hi", language: "beijing_dialect", speaker: "dylan", layout: "streaming" });
 add("custom_voice_1b7", "error_unknown_speaker", { text: "Hi", speaker: "nobody", layout: "streaming" });
 add("base_0b6", "error_speaker_on_base", { text: "Hi", speaker: "vivian", layout: "streaming" });
 add("custom_voice_0b6", "error_instruct_0b6", { text: "Hi", speaker: "vivian", instruct: "Whisper.", layout: "non-streaming" });
