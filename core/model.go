@@ -205,6 +205,9 @@ func IDsFromConfig(c *predictor.Config) SpecialIDs {
 		Languages:      map[string]int32{},
 		Speakers:       map[string]int32{},
 		SpeakerDialect: map[string]string{},
+		ModelKind:      c.ModelKind,
+		TakesInstruct:  TakesInstruct(c.ModelKind, c.ModelSize),
+		Context:        c.Talker.MaxPositions,
 	}
 	for k, v := range c.LanguageIDs {
 		ids.Languages[k] = int32(v)

@@ -5,9 +5,9 @@ import "testing"
 // TestCommittedSuites replays every committed suite of the kinds this
 // package's engine parts implement; any failure fails the test.
 func TestCommittedSuites(t *testing.T) {
-	for _, kind := range []string{"rng.exponential", "sampler"} {
+	for _, kind := range []string{"rng.exponential", "sampler", "text", "prompt"} {
 		t.Run(kind, func(t *testing.T) {
-			rep, err := Run([]string{"suites"}, Options{Kind: kind}, nil)
+			rep, err := Run([]string{"suites"}, Options{Kind: kind}, &Env{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -16,7 +16,7 @@ func TestCommittedSuites(t *testing.T) {
 					t.Errorf("%s %s: %s", r.Status, r.Name, r.Message)
 				}
 			}
-			min := map[string]int{"rng.exponential": 10, "sampler": 40}[kind]
+			min := map[string]int{"rng.exponential": 10, "sampler": 40, "text": 300, "prompt": 90}[kind]
 			if rep.Passed < min {
 				t.Errorf("%d %s cases passed, want at least %d", rep.Passed, kind, min)
 			}

@@ -51,6 +51,7 @@ type CLI struct {
 	Sweep       sweepCmd       `cmd:"" help:"Run bench e2e over thread and stream counts; write summary.json, summary.md and a chart."`
 	Model       modelCmd       `cmd:"" help:"Synthetic checkpoints and checkpoint inspection (synth, inspect)."`
 	Pull        pullCmd        `cmd:"" help:"Download a Qwen3-TTS checkpoint from the Hugging Face hub into the HF cache (then --model ORG/NAME)."`
+	Tokenize    tokenizeCmd    `cmd:"" help:"Print the token ids of a text (--decode: the text of ids)."`
 }
 
 // exitCoder lets a command choose the process exit status (conformance
