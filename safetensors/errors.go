@@ -75,7 +75,9 @@ type fileError struct {
 	err  error
 }
 
-func (e *fileError) Error() string { return "safetensors: " + e.path + ": " + TrimPrefix(e.err.Error()) }
+func (e *fileError) Error() string {
+	return "safetensors: " + e.path + ": " + TrimPrefix(e.err.Error())
+}
 func (e *fileError) Unwrap() error { return e.err }
 
 // inFile wraps err with the file path (nil stays nil).
