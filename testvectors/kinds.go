@@ -22,11 +22,12 @@ var kinds = map[string]Handler{
 	"frame":           runFrame,
 	"stats":           runStats,
 	"sched":           runSched,
+	"codec":           runCodec,
 }
 
 // Kinds returns the kinds the runner knows, in the order of TESTVECTORS.md.
 func Kinds() []string {
-	return []string{"rng.exponential", "sampler", "predictor", "talker", "frame", "stats", "sched"}
+	return []string{"rng.exponential", "sampler", "predictor", "talker", "frame", "stats", "sched", "codec"}
 }
 
 // ErrNotSupported is wrapped by the failure of a case whose kind has no

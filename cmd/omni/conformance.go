@@ -12,7 +12,7 @@ import (
 // conformanceCmd replays conformance suites (docs/TESTVECTORS.md).
 type conformanceCmd struct {
 	Dirs []string `arg:"" name:"dir" help:"Suite directories (or case files) to replay."`
-	Kind string   `help:"Run only cases of this kind (${enum})." enum:",rng.exponential,sampler,predictor,talker,frame,stats,sched" default:""`
+	Kind string   `help:"Run only cases of this kind (${enum})." enum:",rng.exponential,sampler,predictor,talker,frame,stats,sched,codec" default:""`
 	JSON bool     `name:"json" help:"Print a machine-readable JSON report instead of text."`
 	Wasm bool     `help:"Run the cases inside the WASI control core (wazero; kernels as host functions)."`
 }
