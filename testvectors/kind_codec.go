@@ -94,7 +94,11 @@ func runCodec(c *Case, env *Env) error {
 	if !ok {
 		return fmt.Errorf("testvectors: %s: the backend (%T) does not offer the codec operations", c.Name, pb)
 	}
-	m, err := codec.Load(filepath.Join(filepath.Dir(c.Path), model), b, prec)
+	dir := model
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(filepath.Dir(c.Path), model)
+	}
+	m, err := codec.Load(dir, b, prec)
 	if err != nil {
 		return c.Errorf("model", "%v", err)
 	}
