@@ -18,7 +18,7 @@ func sin32(z float32) float32 {
 	k := math.RoundToEven(float64(z) * (1 / math.Pi))
 	r := float32(float64(z) - k*math.Pi)
 	r2 := r * r
-	p := float32(float32(sinC9*r2)+sinC7)
+	p := float32(float32(sinC9*r2) + sinC7)
 	p = float32(float32(p*r2) + sinC5)
 	p = float32(float32(p*r2) + sinC3)
 	s := r + float32(float32(r*r2)*p)
