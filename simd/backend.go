@@ -34,6 +34,7 @@ type Backend struct {
 	convPad  []float32 // the jobs' padded leftover rows
 	convX    []float32 // dilated convs' gathered phases
 	convTmp  []float32 // transposed convs' GEMM output and overlap-add
+	convQ8In *Q8Input  // int8 convs' quantized input rows
 	attnWin  []float32 // WindowAttention's rotated q and scores
 }
 

@@ -81,7 +81,7 @@ func checkConvBias(what string, bias []float32, n int) error {
 }
 
 // convPrecisions names the precisions NewConv and NewConvTranspose accept.
-const convPrecisions = "fp32"
+const convPrecisions = "fp32 or int8"
 
 // NewConv uploads a Conv1d weight w[o][i][j] (out×in×kernel, PyTorch
 // layout) with dilation and an optional bias (nil or out values). Precision
@@ -134,8 +134,8 @@ func (c *convWeights) pack(wp []float32, rows, cols int, precision, what string)
 			return fmt.Errorf("simd: backend: %s: %w", what, err)
 		}
 		c.f32 = m
-	case "int8-soon":
-		if c.dilation >= 1 && c.in%DefaultBlock != 0 || c.stride >= 1 && c.in%DefaultBlock != 0 {
+	case "int8":
+		if c.kernel > 1 && c.dilation >= 1 && c.in%DefaultBlock != 0 {
 			return fmt.Errorf("simd: backend: %s: int8 needs in channels a multiple of %d (use fp32)", what, DefaultBlock)
 		}
 		m, err := QuantizeQ8(wp, rows, cols, DefaultBlock)

@@ -270,7 +270,7 @@ func (b *Backend) Snake(out, x []float32, m int, h int32) error {
 	if m < 1 || m > maxRows || len(x) != m*ch || len(out) != m*ch {
 		return fmt.Errorf("simd: backend: Snake of %d rows of %d channels with len(x) %d, len(out) %d", m, ch, len(x), len(out))
 	}
-	snakeRows(out, x, m, o.snake.a, o.snake.inv)
+	snakeRows(active, out, x, m, o.snake.a, o.snake.inv)
 	return nil
 }
 

@@ -41,7 +41,7 @@ func convGroup(l Level) int {
 	case AVX512VNNI:
 		return 8
 	case AVX2:
-		return 4
+		return 6
 	}
 	return 1
 }
@@ -90,7 +90,7 @@ func convGemmPanels(l Level, y []float32, ldy int, x []float32, ldx, m int, w *F
 	chunk := max(1, convChunkBytes/(4*pb))
 	full := w.rows / PanelRows // panels with 16 real rows
 	mFull := m / g * g
-	var tile [8 * PanelRows]float32
+	var tile [8 * PanelRows]float32 // ≥ convGroup rows
 	for pc := p0; pc < p1; pc += chunk {
 		n := min(chunk, p1-pc)
 		nf := max(0, min(n, full-pc)) // full panels in this chunk
@@ -134,7 +134,7 @@ func convKernel(l Level, y []float32, ldy int, x []float32, ldx, k int, wd []flo
 	case AVX512VNNI:
 		gemmF32x8AVX512(yp, 4*ldy, xp, 4*ldx, wp, k, np)
 	case AVX2:
-		gemmF32x4AVX2(yp, 4*ldy, xp, 4*ldx, wp, k, np)
+		gemmF32x6AVX2(yp, 4*ldy, xp, 4*ldx, wp, k, np)
 	default:
 		panic("omni: BUG: convKernel at level " + l.String())
 	}

@@ -15,11 +15,17 @@ type convTask struct {
 	jobs []convJob
 }
 
-// RunRange implements Task over panels [lo, hi).
+// RunRange implements Task over panels [lo, hi): a chunk of panels at a
+// time through every job, so a dilated conv's phases (or a batch's
+// segments) share each weight panel while it is in cache.
 func (t *convTask) RunRange(lo, hi int) {
-	for i := range t.jobs {
-		j := &t.jobs[i]
-		convGemmPanels(t.l, j.y, j.ldy, j.x, j.ldx, j.m, t.w, lo, hi, j.pad)
+	chunk := max(1, convChunkBytes/(64*t.w.cols))
+	for pc := lo; pc < hi; pc += chunk {
+		pe := min(pc+chunk, hi)
+		for i := range t.jobs {
+			j := &t.jobs[i]
+			convGemmPanels(t.l, j.y, j.ldy, j.x, j.ldx, j.m, t.w, pc, pe, j.pad)
+		}
 	}
 }
 
