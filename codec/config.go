@@ -43,12 +43,14 @@ func RealConfig() Config {
 
 // TinyConfig returns a small geometry with the real structure (16
 // codebooks, two upsampling stages, four vocoder blocks with residual units
-// of dilation 1, 3, 9) for tests: head_dim differs from hidden/heads and the
-// window is 5, so a few frames cross it; 48 samples per frame.
+// of dilation 1, 3, 9) for tests: head_dim differs from hidden/heads, the
+// window is 5 so a few frames cross it, one block has stride 1 (a one-row
+// transposed-conv carry), and every matrix and convolution input is a
+// multiple of 32 wide so the int8 kernels take it too; 48 samples per frame.
 func TinyConfig() Config {
 	return Config{
-		CodebookSize: 24, CodebookDim: 16, LatentDim: 24, DecoderDim: 32,
-		Hidden: 16, Intermediate: 24, Layers: 2, Heads: 2, HeadDim: 12,
+		CodebookSize: 24, CodebookDim: 64, LatentDim: 64, DecoderDim: 512,
+		Hidden: 32, Intermediate: 64, Layers: 2, Heads: 2, HeadDim: 32,
 		RMSEps: 1e-5, RopeTheta: 10000, SlidingWindow: 5,
 		UpsamplingRatios: []int{2, 2}, UpsampleRates: []int{2, 3, 2, 1}, SampleRate: 24000,
 	}
