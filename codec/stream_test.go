@@ -211,3 +211,18 @@ func TestBadCodesRefused(t *testing.T) {
 		t.Fatalf("short PCM buffer: err = %v", err)
 	}
 }
+
+func newRand() *rand.Rand { return rand.New(rand.NewPCG(11, 12)) }
+
+// tinyModelSeed is tinyModel with another seed.
+func tinyModelSeed(t *testing.T, seed uint64) *codec.Model {
+	t.Helper()
+	b := simd.NewBackend(1)
+	t.Cleanup(b.Close)
+	m, err := codec.NewSynthetic(codec.TinyConfig(), seed, b, "fp32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
