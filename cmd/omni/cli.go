@@ -44,6 +44,7 @@ type CLI struct {
 	Run         runCmd         `cmd:"" help:"Generate one stream of codec frames (built-in synthetic 0.6B model and demo prompt by default)."`
 	Sweep       sweepCmd       `cmd:"" help:"Run bench e2e over thread and stream counts; write summary.json, summary.md and a chart."`
 	Model       modelCmd       `cmd:"" help:"Synthetic checkpoints and checkpoint inspection (synth, inspect)."`
+	Decode      decodeCmd      `cmd:"" help:"Decode codec frames (the JSON omni run writes) to a 16-bit PCM WAV."`
 }
 
 // exitCoder lets a command choose the process exit status (conformance

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/omni-tts/omni/codec"
+	"github.com/omni-tts/omni/simd"
+)
+
+// benchCodecCmd times the codec decoder per frame for 1 and B streams
+// against the machine's fp32-FMA and int8 peaks measured in the same run.
+type benchCodecCmd struct {
+	Codec     string        `default:"synth:real" help:"Codec: a codec or checkpoint directory, or synth:SIZE[@SEED] (${default})."`
+	Precision string        `default:"fp32" enum:"fp32,int8" help:"Codec precision: ${enum} (${default})."`
+	Streams   string        `default:"1,4" help:"Stream counts, comma-separated; each step decodes one frame of every stream as one batch (${default})."`
+	Frames    int           `default:"6" help:"Timed steps per stream count, after the warm-up (${default})."`
+	Warmup    int           `default:"2" help:"Untimed warm-up steps (${default})."`
+	Peak      time.Duration `default:"1s" help:"Duration of each peak measurement (${default})."`
+	JSON      bool          `name:"json" help:"Print one JSON object on stdout."`
+}
+
+// codecRun is one stream count's figures.
+type codecRun struct {
+	Streams           int                `json:"streams"`
+	MsPerStep         float64            `json:"ms_per_step"`
+	MsPerFrame        float64            `json:"ms_per_frame"`
+	RealTimeFactor    float64            `json:"rtf"`
+	GMACs             float64            `json:"gmac_per_s"`
+	Efficiency        float64            `json:"efficiency"`
+	StageShare        map[string]float64 `json:"stage_share"`
+	StateBytesStream  int64              `json:"state_bytes_per_stream"`
+	AllocsPerStepMean float64            `json:"allocs_per_step"`
+}
+
+// codecReport is what "omni bench codec --json" prints.
+type codecReport struct {
+	Codec          string     `json:"codec"`
+	Precision      string     `json:"precision"`
+	Threads        int        `json:"threads"`
+	Level          string     `json:"level"`
+	MACsPerFrame   int64      `json:"macs_per_frame"`
+	FMAPeakGFLOPs  float64    `json:"fp32_fma_peak_gflops"`
+	Int8PeakGMACs  float64    `json:"int8_peak_gmacs"`
+	Int8PeakHow    string     `json:"int8_peak_how"`
+	PeakNote       string     `json:"peak_note,omitempty"`
+	FloorMsFrame   float64    `json:"floor_ms_per_frame"`
+	WeightBytes    int64      `json:"weight_bytes"`
+	SamplesPerStep int        `json:"samples_per_frame"`
+	Runs           []codecRun `json:"runs"`
+}
+
+// Run implements "omni bench codec".
+func (c *benchCodecCmd) Run(g *Globals, _ context.Context) error {
+	if err := applyKernels(g); err != nil {
+		return err
+	}
+	if c.Frames < 1 || c.Warmup < 0 {
+		return fmt.Errorf("bench codec: --frames %d must be ≥ 1 and --warmup %d ≥ 0", c.Frames, c.Warmup)
+	}
+	var counts []int
+	for _, f := range strings.Split(c.Streams, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > 256 {
+			return fmt.Errorf("bench codec: --streams %q: %q is not a count in [1, 256]", c.Streams, f)
+		}
+		counts = append(counts, n)
+	}
+	threads := g.kernelThreads()
+	logf := func(format string, a ...any) { fmt.Fprintf(g.Stderr, "bench codec: "+format+"\n", a...) }
+	rep := codecReport{Codec: c.Codec, Precision: c.Precision, Threads: threads, Level: simd.Active().String()}
+
+	logf("measuring the fp32 FMA and int8 peaks on %d thread(s), %s each", threads, c.Peak)
+	var err error
+	if rep.FMAPeakGFLOPs, err = simd.FMAPeak(threads, c.Peak); err != nil {
+		rep.PeakNote = err.Error()
+	}
+	if rep.Int8PeakGMACs, rep.Int8PeakHow, err = simd.Int8Peak(threads, c.Peak); err != nil {
+		rep.PeakNote = err.Error()
+	}
+
+	b := simd.NewBackend(threads)
+	defer b.Close()
+	logf("loading %s in %s", c.Codec, c.Precision)
+	m, err := openCodec(c.Codec, b, c.Precision)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	cfg := m.Config()
+	rep.MACsPerFrame = cfg.MACsPerFrame()
+	rep.SamplesPerStep = m.SamplesPerFrame()
+	rep.WeightBytes, _ = m.WeightBytes()
+	// The floor: the frame's MACs at the peak of the precision used.
+	peakGMACs := rep.FMAPeakGFLOPs / 2
+	if c.Precision != "fp32" {
+		peakGMACs = rep.Int8PeakGMACs
+	}
+	if peakGMACs > 0 {
+		rep.FloorMsFrame = float64(rep.MACsPerFrame) / (peakGMACs * 1e9) * 1e3
+	}
+
+	var stageT [codec.NumStages]time.Duration
+	var last time.Time
+	m.SetStageHook(func(s codec.Stage) {
+		now := time.Now()
+		stageT[s] += now.Sub(last)
+		last = now
+	})
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, B := range counts {
+		streams := make([]*codec.Stream, B)
+		codes := make([][][codec.Codebooks]int32, B)
+		pcm := make([][]float32, B)
+		for i := range streams {
+			if streams[i], err = m.NewStream(); err != nil {
+				return err
+			}
+			defer streams[i].Close()
+			codes[i] = make([][codec.Codebooks]int32, 1)
+			pcm[i] = make([]float32, m.SamplesPerFrame())
+		}
+		step := func() error {
+			for i := range codes {
+				for k := range codes[i][0] {
+					codes[i][0][k] = int32(r.IntN(cfg.CodebookSize))
+				}
+			}
+			last = time.Now()
+			return m.DecodeBatch(streams, codes, pcm)
+		}
+		logf("%d stream(s): %d warm-up and %d timed steps of one frame each", B, c.Warmup, c.Frames)
+		for i := 0; i < c.Warmup; i++ {
+			if err := step(); err != nil {
+				return err
+			}
+		}
+		stageT = [codec.NumStages]time.Duration{}
+		var ms0, ms1 runtime.MemStats
+		runtime.ReadMemStats(&ms0)
+		start := time.Now()
+		for i := 0; i < c.Frames; i++ {
+			if err := step(); err != nil {
+				return err
+			}
+		}
+		el := time.Since(start)
+		runtime.ReadMemStats(&ms1)
+		perStep := el.Seconds() * 1e3 / float64(c.Frames)
+		run := codecRun{
+			Streams: B, MsPerStep: perStep, MsPerFrame: perStep / float64(B),
+			RealTimeFactor:    perStep / float64(B) / (1e3 * float64(m.SamplesPerFrame()) / float64(cfg.SampleRate)),
+			GMACs:             float64(rep.MACsPerFrame) * float64(B) / (perStep / 1e3) / 1e9,
+			StageShare:        map[string]float64{},
+			StateBytesStream:  streams[0].StateBytes(),
+			AllocsPerStepMean: float64(ms1.Mallocs-ms0.Mallocs) / float64(c.Frames),
+		}
+		if peakGMACs > 0 {
+			run.Efficiency = run.GMACs / peakGMACs
+		}
+		var total time.Duration
+		for _, d := range stageT {
+			total += d
+		}
+		for s := codec.Stage(0); s < codec.NumStages; s++ {
+			if stageT[s] > 0 {
+				run.StageShare[s.String()] = float64(stageT[s]) / float64(total)
+			}
+		}
+		rep.Runs = append(rep.Runs, run)
+		logf("%d stream(s): %.2f ms per step, %.2f ms per frame, %.1f GMAC/s, efficiency %.2f of the %s peak",
+			B, run.MsPerStep, run.MsPerFrame, run.GMACs, run.Efficiency, c.Precision)
+	}
+	if c.JSON {
+		enc := json.NewEncoder(g.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	fmt.Fprintf(g.Stdout, "codec %s %s, %d thread(s), level %s: %.3f GMAC per frame; fp32 FMA peak %.0f GFLOP/s, int8 peak %.0f GMAC/s (%s); floor %.2f ms per frame\n",
+		c.Codec, c.Precision, threads, rep.Level, float64(rep.MACsPerFrame)/1e9, rep.FMAPeakGFLOPs, rep.Int8PeakGMACs, rep.Int8PeakHow, rep.FloorMsFrame)
+	for _, run := range rep.Runs {
+		fmt.Fprintf(g.Stdout, "  %d stream(s): %.2f ms/step, %.2f ms/frame (RTF %.3f), %.1f GMAC/s, efficiency %.2f\n",
+			run.Streams, run.MsPerStep, run.MsPerFrame, run.RealTimeFactor, run.GMACs, run.Efficiency)
+	}
+	return nil
+}
