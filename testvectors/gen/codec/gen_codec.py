@@ -40,7 +40,36 @@ GEOMETRIES = {
                    intermediate_size=20, num_hidden_layers=3, num_attention_heads=4, head_dim=4,
                    sliding_window=3, upsampling_ratios=[2], upsample_rates=[2, 2, 3, 1],
                    rms_norm_eps=1e-5, rope_theta=10000.0),
+    # every matrix and conv input a multiple of 32 wide: the geometry of the int8 cases.
+    "tiny-q": dict(codebook_size=32, codebook_dim=64, latent_dim=64, decoder_dim=512, hidden_size=32,
+                   intermediate_size=64, num_hidden_layers=2, num_attention_heads=2, head_dim=32,
+                   sliding_window=4, upsampling_ratios=[2, 2], upsample_rates=[2, 2, 3, 1],
+                   rms_norm_eps=1e-5, rope_theta=10000.0),
 }
+
+# Reduced-precision cases: the bar is the SNR (against the float64 forward) of a float64
+# simulation of symmetric int8 with one scale per 32 consecutive inputs (weights per output
+# row and tap, activations per row), applied to every linear, conv and transposed conv
+# (codebooks, norms, depthwise, α/β, scales stay exact), minus SNR_MARGIN_DB.
+SNR_MARGIN_DB = 6.0
+QUANT = {"on": False}
+
+
+def qdq(t, dim):
+    """Symmetric int8 quantize-dequantize of t in blocks of 32 along dim (dims not a multiple of 32 untouched)."""
+    if not QUANT["on"] or t.shape[dim] % 32 != 0:
+        return t
+    t = t.movedim(dim, -1)
+    shp = t.shape
+    b = t.reshape(*shp[:-1], shp[-1] // 32, 32)
+    scale = b.abs().amax(-1, keepdim=True) / 127
+    q = torch.where(scale > 0, torch.round(b / torch.where(scale > 0, scale, torch.ones_like(scale))).clamp(-127, 127) * scale, b)
+    return q.reshape(shp).movedim(-1, dim)
+
+
+def lin(x, w, b=None):   # x [T, in], w [out, in]
+    y = qdq(x, 1) @ qdq(w, 1).T
+    return y if b is None else y + b
 
 
 def spf(g):
@@ -158,8 +187,8 @@ def random_weights(g, gen):
 
 def causal_conv(x, w, b, dilation=1):
     k = w.shape[2]
-    x = torch.nn.functional.pad(x[None], ((k - 1) * dilation, 0))
-    return torch.nn.functional.conv1d(x, w, b, dilation=dilation)[0]
+    x = torch.nn.functional.pad(qdq(x, 0)[None], ((k - 1) * dilation, 0))
+    return torch.nn.functional.conv1d(x, qdq(w, 1), b, dilation=dilation)[0]
 
 
 def causal_depthwise(x, w, b):
@@ -168,7 +197,7 @@ def causal_depthwise(x, w, b):
 
 
 def trans_conv(x, w, b, stride):
-    y = torch.nn.functional.conv_transpose1d(x[None], w, b, stride=stride)[0]
+    y = torch.nn.functional.conv_transpose1d(qdq(x, 0)[None], qdq(w, 0), b, stride=stride)[0]
     return y[:, : x.shape[1] * stride]   # right-trim k - stride
 
 
@@ -207,11 +236,11 @@ def forward(g, w, codes, dt):
             hq = e
         else:
             rest = e if rest is None else rest + e
-    h = (hq @ W["decoder.quantizer.rvq_first.output_proj.weight"][:, :, 0].T
-         + rest @ W["decoder.quantizer.rvq_rest.output_proj.weight"][:, :, 0].T)   # [T, cd]
+    h = (lin(hq, W["decoder.quantizer.rvq_first.output_proj.weight"][:, :, 0])
+         + lin(rest, W["decoder.quantizer.rvq_rest.output_proj.weight"][:, :, 0]))   # [T, cd]
     x = causal_conv(h.T, W["decoder.pre_conv.conv.weight"], W["decoder.pre_conv.conv.bias"])   # [L, T]
     pt = "decoder.pre_transformer."
-    x = x.T @ W[pt + "input_proj.weight"].T + W[pt + "input_proj.bias"]   # [T, H]
+    x = lin(x.T, W[pt + "input_proj.weight"], W[pt + "input_proj.bias"])   # [T, H]
     nh, hd, win, eps = g["num_attention_heads"], g["head_dim"], g["sliding_window"], g["rms_norm_eps"]
     pos = torch.arange(T)
     i = pos[:, None]
@@ -220,27 +249,27 @@ def forward(g, w, codes, dt):
     for li in range(g["num_hidden_layers"]):
         p = pt + "layers.%d." % li
         n = rms_norm(x, W[p + "input_layernorm.weight"], eps)
-        q = (n @ W[p + "self_attn.q_proj.weight"].T).view(T, nh, hd).transpose(0, 1)
-        k = (n @ W[p + "self_attn.k_proj.weight"].T).view(T, nh, hd).transpose(0, 1)
-        v = (n @ W[p + "self_attn.v_proj.weight"].T).view(T, nh, hd).transpose(0, 1)
+        q = lin(n, W[p + "self_attn.q_proj.weight"]).view(T, nh, hd).transpose(0, 1)
+        k = lin(n, W[p + "self_attn.k_proj.weight"]).view(T, nh, hd).transpose(0, 1)
+        v = lin(n, W[p + "self_attn.v_proj.weight"]).view(T, nh, hd).transpose(0, 1)
         q, k = rope(q, pos, g["rope_theta"]), rope(k, pos, g["rope_theta"])
         s = (q @ k.transpose(1, 2)) / math.sqrt(hd)
         s = s.masked_fill(~allowed, float("-inf"))
         a = torch.softmax(s, -1) @ v                       # [nh, T, hd]
         a = a.transpose(0, 1).reshape(T, nh * hd)
-        x = x + W[p + "self_attn_layer_scale.scale"] * (a @ W[p + "self_attn.o_proj.weight"].T)
+        x = x + W[p + "self_attn_layer_scale.scale"] * lin(a, W[p + "self_attn.o_proj.weight"])
         n = rms_norm(x, W[p + "post_attention_layernorm.weight"], eps)
-        m = torch.nn.functional.silu(n @ W[p + "mlp.gate_proj.weight"].T) * (n @ W[p + "mlp.up_proj.weight"].T)
-        x = x + W[p + "mlp_layer_scale.scale"] * (m @ W[p + "mlp.down_proj.weight"].T)
+        m = torch.nn.functional.silu(lin(n, W[p + "mlp.gate_proj.weight"])) * lin(n, W[p + "mlp.up_proj.weight"])
+        x = x + W[p + "mlp_layer_scale.scale"] * lin(m, W[p + "mlp.down_proj.weight"])
     x = rms_norm(x, W[pt + "norm.weight"], eps)
-    x = (x @ W[pt + "output_proj.weight"].T + W[pt + "output_proj.bias"]).T   # [L, T]
+    x = lin(x, W[pt + "output_proj.weight"], W[pt + "output_proj.bias"]).T   # [L, T]
     for jx, r in enumerate(g["upsampling_ratios"]):
         p = "decoder.upsample.%d." % jx
         x = trans_conv(x, W[p + "0.conv.weight"], W[p + "0.conv.bias"], r)
         y = causal_depthwise(x, W[p + "1.dwconv.conv.weight"], W[p + "1.dwconv.conv.bias"]).T   # [T, L]
         y = torch.nn.functional.layer_norm(y, (y.shape[1],), W[p + "1.norm.weight"], W[p + "1.norm.bias"], 1e-6)
-        y = torch.nn.functional.gelu(y @ W[p + "1.pwconv1.weight"].T + W[p + "1.pwconv1.bias"])
-        y = y @ W[p + "1.pwconv2.weight"].T + W[p + "1.pwconv2.bias"]
+        y = torch.nn.functional.gelu(lin(y, W[p + "1.pwconv1.weight"], W[p + "1.pwconv1.bias"]))
+        y = lin(y, W[p + "1.pwconv2.weight"], W[p + "1.pwconv2.bias"])
         x = x + (W[p + "1.gamma"] * y).T
     x = causal_conv(x, W["decoder.decoder.0.conv.weight"], W["decoder.decoder.0.conv.bias"])
     for bi, st in enumerate(g["upsample_rates"]):
@@ -304,8 +333,13 @@ def main():
         ("tiny-b", 10, None, "second geometry, one call, window 3"),
         ("tiny-b", 10, [4, 1, 5], "second geometry pushed 4+1+5"),
         ("tiny-b", 1, None, "a single frame"),
+        ("tiny-q", 10, None, "int8-width geometry, fp32, one call"),
+        ("tiny-q", 10, None, "int8", "int8, one call"),
+        ("tiny-q", 10, [3, 3, 4], "int8", "int8 pushed 3+3+4"),
     ]
-    for idx, (model, T, pushes, desc) in enumerate(cases):
+    for idx, cs in enumerate(cases):
+        model, T, pushes = cs[:3]
+        prec, desc = ("fp32", cs[3]) if len(cs) == 4 else (cs[3], cs[4])
         g = GEOMETRIES[model]
         if pushes == "extremes":
             codes = torch.randint(0, 2, (T, NQ), generator=gen) * (g["codebook_size"] - 1)
@@ -317,12 +351,23 @@ def main():
         err = (ref32.clamp(-1, 1) - ref64.clamp(-1, 1)).abs().max().item()
         atol = max(TOL_FACTOR * err, 1e-6)
         name = "codec_%s_%d_%s" % (model, T, "call" if pushes is None else "push" + "-".join(map(str, pushes)))
+        if prec != "fp32":
+            name += "_" + prec
         name = name[:60]
         case = {"kind": "codec", "name": name,
                 "description": "%s; %d frames; fp32-vs-fp64 max error %.3g" % (desc, T, err),
-                "model": "models/" + model, "precision": "fp32",
+                "model": "models/" + model, "precision": prec,
                 "codes": {"tensor": "codes"}, "expect_audio": {"tensor": "expect_audio"},
                 "atol": float("%.3g" % atol), "rtol": 0.0}
+        if prec != "fp32":
+            QUANT["on"] = True
+            refq = forward(g, weights[model], codes, torch.float64)
+            QUANT["on"] = False
+            a, q = ref64.clamp(-1, 1), refq.clamp(-1, 1)
+            snr = 10 * math.log10(a.pow(2).sum().item() / (a - q).pow(2).sum().item())
+            del case["atol"], case["rtol"]
+            case["min_snr_db"] = round(snr - SNR_MARGIN_DB, 1)
+            case["description"] = "%s; %d frames; simulated int8 SNR %.1f dB, bar %.1f dB" % (desc, T, snr, snr - SNR_MARGIN_DB)
         if pushes is not None:
             case["pushes"] = pushes
         with open(os.path.join(SUITE, name + ".json"), "w") as f:
