@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"strconv"
@@ -23,6 +24,7 @@ type benchCodecCmd struct {
 	Frames    int           `default:"6" help:"Timed steps per stream count, after the warm-up (${default})."`
 	Warmup    int           `default:"2" help:"Untimed warm-up steps (${default})."`
 	Peak      time.Duration `default:"1s" help:"Duration of each peak measurement (${default})."`
+	SNR       int           `name:"snr" default:"0" help:"Reduced precision: also decode this many frames of one stream with an fp32 copy of the codec and report the SNR against it (0 = off) (${default})."`
 	JSON      bool          `name:"json" help:"Print one JSON object on stdout."`
 }
 
@@ -54,6 +56,8 @@ type codecReport struct {
 	WeightBytes    int64      `json:"weight_bytes"`
 	SamplesPerStep int        `json:"samples_per_frame"`
 	Runs           []codecRun `json:"runs"`
+	SNRFrames      int        `json:"snr_frames,omitempty"`
+	SNRdB          float64    `json:"snr_db_vs_fp32,omitempty"`
 }
 
 // Run implements "omni bench codec".
@@ -177,6 +181,15 @@ func (c *benchCodecCmd) Run(g *Globals, _ context.Context) error {
 		logf("%d stream(s): %.2f ms per step, %.2f ms per frame, %.1f GMAC/s, efficiency %.2f of the %s peak",
 			B, run.MsPerStep, run.MsPerFrame, run.GMACs, run.Efficiency, c.Precision)
 	}
+	if c.SNR > 0 && c.Precision != "fp32" {
+		logf("SNR: %d frames against an fp32 copy", c.SNR)
+		m.SetStageHook(nil)
+		if rep.SNRdB, err = codecSNR(m, c.Codec, b, c.SNR, r); err != nil {
+			return err
+		}
+		rep.SNRFrames = c.SNR
+		logf("SNR %.2f dB over %d frames", rep.SNRdB, c.SNR)
+	}
 	if c.JSON {
 		enc := json.NewEncoder(g.Stdout)
 		enc.SetIndent("", "  ")
@@ -189,4 +202,45 @@ func (c *benchCodecCmd) Run(g *Globals, _ context.Context) error {
 			run.Streams, run.MsPerStep, run.MsPerFrame, run.RealTimeFactor, run.GMACs, run.Efficiency)
 	}
 	return nil
+}
+
+// codecSNR decodes frames random frames of one stream with m and with an
+// fp32 copy of the same codec, and returns 10·log10(Σref² / Σ(ref − got)²).
+func codecSNR(m *codec.Model, spec string, b codec.Backend, frames int, r *rand.Rand) (float64, error) {
+	ref, err := openCodec(spec, b, "fp32")
+	if err != nil {
+		return 0, err
+	}
+	defer ref.Close()
+	s, err := m.NewStream()
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	rs, err := ref.NewStream()
+	if err != nil {
+		return 0, err
+	}
+	defer rs.Close()
+	spf := m.SamplesPerFrame()
+	got, want := make([]float32, spf), make([]float32, spf)
+	code := make([][codec.Codebooks]int32, 1)
+	var sig, noise float64
+	for i := 0; i < frames; i++ {
+		for k := range code[0] {
+			code[0][k] = int32(r.IntN(m.Config().CodebookSize))
+		}
+		if err := s.Decode(code, got); err != nil {
+			return 0, err
+		}
+		if err := rs.Decode(code, want); err != nil {
+			return 0, err
+		}
+		for j := range got {
+			d := float64(want[j]) - float64(got[j])
+			sig += float64(want[j]) * float64(want[j])
+			noise += d * d
+		}
+	}
+	return 10 * math.Log10(sig/noise), nil
 }
