@@ -35,6 +35,7 @@ type Backend struct {
 	convX    []float32 // dilated convs' gathered phases
 	convTmp  []float32 // transposed convs' GEMM output and overlap-add
 	convQ8In *Q8Input  // int8 convs' quantized input rows
+	snakeT   snakeTask
 	attnWin  []float32 // WindowAttention's rotated q and scores
 }
 

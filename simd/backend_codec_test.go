@@ -566,3 +566,31 @@ func TestBackendCodecOpsRefuseBadCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestBackendSnakeThreadsAgree: Snake split over the pool gives the bits of
+// SnakeBeta on the calling goroutine.
+func TestBackendSnakeThreadsAgree(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		b := NewBackend(2)
+		defer b.Close()
+		r := rand.New(rand.NewPCG(41, 42))
+		m, ch := 300, 96
+		alpha, beta := randVec(r, ch, 0.5), randVec(r, ch, 0.5)
+		h, err := b.NewSnake(ch, alpha, beta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := randVec(r, m*ch, 3)
+		got, want := make([]float32, m*ch), make([]float32, m*ch)
+		if err := b.Snake(got, x, m, h); err != nil {
+			t.Fatal(err)
+		}
+		o := b.objs[h].snake
+		SnakeBeta(want, x, m, o.a, o.inv)
+		for i := range got {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("Snake[%d] = %v on the pool, %v alone", i, got[i], want[i])
+			}
+		}
+	})
+}

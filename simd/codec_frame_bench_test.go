@@ -35,9 +35,20 @@ func lcgFill(v []float32, seed uint64, scale float32) {
 	}
 }
 
-// buildFrame uploads the decoder's weights at precision prec and returns
-// its stages for B streams.
-func buildFrame(tb testing.TB, b *Backend, prec string, B int) []frameStage {
+// buildFrame uploads the decoder's weights at precision mode and returns
+// its stages for B streams. Mode "mixed" is int8 for the layers that run
+// at most 32 rows per stream and frame (bandwidth-bound: the transformer,
+// the upsample stages, the initial conv, block 0) and fp32 for the others.
+func buildFrame(tb testing.TB, b *Backend, mode string, B int) []frameStage {
+	precFor := func(m int) string {
+		if mode == "mixed" {
+			if m <= 32 {
+				return "int8"
+			}
+			return "fp32"
+		}
+		return mode
+	}
 	seed := uint64(1)
 	next := func() uint64 { seed++; return seed }
 	var st []frameStage
@@ -50,7 +61,7 @@ func buildFrame(tb testing.TB, b *Backend, prec string, B int) []frameStage {
 	conv := func(name string, out, in, k, d, m int, x, y []float32) {
 		w := make([]float32, out*in*k)
 		lcgFill(w, next(), float32(1/math.Sqrt(float64(in*k))))
-		h := must(b.NewConv(out, in, k, d, w, make([]float32, out), prec))
+		h := must(b.NewConv(out, in, k, d, w, make([]float32, out), precFor(m)))
 		hist := (k - 1) * d
 		buf := make([]float32, B*(hist+m)*in)
 		lcgFill(buf, next(), 1)
@@ -73,7 +84,7 @@ func buildFrame(tb testing.TB, b *Backend, prec string, B int) []frameStage {
 		k := 2 * s
 		w := make([]float32, out*in*k)
 		lcgFill(w, next(), float32(1/math.Sqrt(float64(in))))
-		h := must(b.NewConvTranspose(in, out, k, s, w, make([]float32, out), prec))
+		h := must(b.NewConvTranspose(in, out, k, s, w, make([]float32, out), precFor(m*s)))
 		carry := make([]float32, B*(k-s)*out)
 		st = append(st, frameStage{name, float64(B * m * in * out * k), func() error {
 			return b.ConvTranspose(y, x, m, B, h, carry)
@@ -89,7 +100,7 @@ func buildFrame(tb testing.TB, b *Backend, prec string, B int) []frameStage {
 	matmul := func(name string, rows, cols, m int, x, y []float32) {
 		w := make([]float32, rows*cols)
 		lcgFill(w, next(), float32(1/math.Sqrt(float64(cols))))
-		h := must(b.NewMatrix(rows, cols, w, make([]float32, rows), prec))
+		h := must(b.NewMatrix(rows, cols, w, make([]float32, rows), precFor(m)))
 		st = append(st, frameStage{name, float64(B * m * rows * cols), func() error { return b.MatMul(y, x, B*m, h) }})
 	}
 	act := func(n int) []float32 { v := make([]float32, B*n); lcgFill(v, next(), 1); return v }
@@ -166,12 +177,12 @@ func buildFrame(tb testing.TB, b *Backend, prec string, B int) []frameStage {
 
 // BenchmarkCodecFrame runs one frame of the decoder's kernel calls per
 // iteration and reports ms/frame, GMAC/s, and the efficiency against the
-// fp32 FMA peak (fp32) or the int8 peak measured at the start of the run on
+// fp32 FMA peak (fp32, mixed) or the int8 peak measured at the start of the run on
 // the same threads; with -v it logs each stage's share.
 //
 //	go test -run '^$' -bench CodecFrame -benchtime 20x ./simd/
 func BenchmarkCodecFrame(b *testing.B) {
-	for _, prec := range []string{"fp32", "int8"} {
+	for _, prec := range []string{"fp32", "int8", "mixed"} {
 		for _, threads := range []int{1, 2} {
 			for _, B := range []int{1, 4} {
 				b.Run(fmt.Sprintf("%s/threads=%d/B=%d", prec, threads, B), func(b *testing.B) {
@@ -180,7 +191,7 @@ func BenchmarkCodecFrame(b *testing.B) {
 					stages := buildFrame(b, be, prec, B)
 					var peak float64
 					var err error
-					if prec == "fp32" {
+					if prec != "int8" {
 						peak, err = FMAPeak(threads, 300*time.Millisecond)
 						peak /= 2 // GMAC/s
 					} else {
