@@ -36,6 +36,7 @@ type Backend struct {
 	convTmp  []float32 // transposed convs' GEMM output and overlap-add
 	convQ8In *Q8Input  // int8 convs' quantized input rows
 	snakeT   snakeTask
+	geluT    geluTask
 	attnWin  []float32 // WindowAttention's rotated q and scores
 }
 

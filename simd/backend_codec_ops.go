@@ -251,9 +251,25 @@ func (b *Backend) GELU(out, x []float32) error {
 	if len(x) == 0 || len(out) != len(x) {
 		return fmt.Errorf("simd: backend: GELU with len(x) %d, len(out) %d (want equal, ≥ 1)", len(x), len(out))
 	}
+	if b.pool != nil && len(x) >= geluSplit {
+		t := &b.geluT
+		t.out, t.x = out, x
+		b.pool.Run(t, len(x), 512)
+		t.out, t.x = nil, nil
+		return nil
+	}
 	geluErf(out, x)
 	return nil
 }
+
+// geluSplit is the number of values from which GELU splits over the pool.
+const geluSplit = 4096
+
+// geluTask runs GELU on values [lo, hi).
+type geluTask struct{ out, x []float32 }
+
+// RunRange implements Task.
+func (t *geluTask) RunRange(lo, hi int) { geluErf(t.out[lo:hi], t.x[lo:hi]) }
 
 // Snake applies SnakeBeta h to m rows of its ch channels:
 //

@@ -632,3 +632,21 @@ func TestBackendCodecOpsAllocateNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestBackendGELUThreadsAgree: GELU split over the pool equals the
+// float64 definition rounded once, value for value.
+func TestBackendGELUThreadsAgree(t *testing.T) {
+	b := NewBackend(2)
+	defer b.Close()
+	x := randVec(rand.New(rand.NewPCG(45, 46)), 3*4096+7, 3)
+	out := make([]float32, len(x))
+	if err := b.GELU(out, x); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range x {
+		f := float64(v)
+		if want := float32(0.5 * f * (1 + math.Erf(f/math.Sqrt2))); out[i] != want {
+			t.Fatalf("GELU(%v) = %v, want %v", v, out[i], want)
+		}
+	}
+}
