@@ -35,6 +35,8 @@ type Backend struct {
 	convX    []float32 // dilated convs' gathered phases
 	convTmp  []float32 // transposed convs' GEMM output and overlap-add
 	convQ8In *Q8Input  // int8 convs' quantized input rows
+	snakeT   snakeTask
+	geluT    geluTask
 	attnWin  []float32 // WindowAttention's rotated q and scores
 }
 

@@ -251,9 +251,25 @@ func (b *Backend) GELU(out, x []float32) error {
 	if len(x) == 0 || len(out) != len(x) {
 		return fmt.Errorf("simd: backend: GELU with len(x) %d, len(out) %d (want equal, ≥ 1)", len(x), len(out))
 	}
+	if b.pool != nil && len(x) >= geluSplit {
+		t := &b.geluT
+		t.out, t.x = out, x
+		b.pool.Run(t, len(x), 512)
+		t.out, t.x = nil, nil
+		return nil
+	}
 	geluErf(out, x)
 	return nil
 }
+
+// geluSplit is the number of values from which GELU splits over the pool.
+const geluSplit = 4096
+
+// geluTask runs GELU on values [lo, hi).
+type geluTask struct{ out, x []float32 }
+
+// RunRange implements Task.
+func (t *geluTask) RunRange(lo, hi int) { geluErf(t.out[lo:hi], t.x[lo:hi]) }
 
 // Snake applies SnakeBeta h to m rows of its ch channels:
 //
@@ -270,8 +286,32 @@ func (b *Backend) Snake(out, x []float32, m int, h int32) error {
 	if m < 1 || m > maxRows || len(x) != m*ch || len(out) != m*ch {
 		return fmt.Errorf("simd: backend: Snake of %d rows of %d channels with len(x) %d, len(out) %d", m, ch, len(x), len(out))
 	}
+	if b.pool != nil && m*ch >= snakeSplit && m > 1 {
+		t := &b.snakeT
+		*t = snakeTask{l: active, out: out, x: x, a: o.snake.a, inv: o.snake.inv}
+		b.pool.Run(t, m, 1)
+		*t = snakeTask{}
+		return nil
+	}
 	snakeRows(active, out, x, m, o.snake.a, o.snake.inv)
 	return nil
+}
+
+// snakeSplit is the number of values from which Snake splits its rows over
+// the pool (below it, a hand-off costs more than it saves).
+const snakeSplit = 16384
+
+// snakeTask runs SnakeBeta on rows [lo, hi).
+type snakeTask struct {
+	l      Level
+	out, x []float32
+	a, inv []float32
+}
+
+// RunRange implements Task.
+func (t *snakeTask) RunRange(lo, hi int) {
+	n := len(t.a)
+	snakeRows(t.l, t.out[lo*n:hi*n], t.x[lo*n:hi*n], hi-lo, t.a, t.inv)
 }
 
 // Scale computes out[r][c] = x[r][c]·s[c] (LayerScale). out may be x. It

@@ -566,3 +566,87 @@ func TestBackendCodecOpsRefuseBadCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestBackendSnakeThreadsAgree: Snake split over the pool gives the bits of
+// SnakeBeta on the calling goroutine.
+func TestBackendSnakeThreadsAgree(t *testing.T) {
+	forLevels(t, func(t *testing.T) {
+		b := NewBackend(2)
+		defer b.Close()
+		r := rand.New(rand.NewPCG(41, 42))
+		m, ch := 300, 96
+		alpha, beta := randVec(r, ch, 0.5), randVec(r, ch, 0.5)
+		h, err := b.NewSnake(ch, alpha, beta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := randVec(r, m*ch, 3)
+		got, want := make([]float32, m*ch), make([]float32, m*ch)
+		if err := b.Snake(got, x, m, h); err != nil {
+			t.Fatal(err)
+		}
+		o := b.objs[h].snake
+		SnakeBeta(want, x, m, o.a, o.inv)
+		for i := range got {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("Snake[%d] = %v on the pool, %v alone", i, got[i], want[i])
+			}
+		}
+	})
+}
+
+// TestBackendCodecOpsAllocateNothing: after the first call of a shape,
+// the codec ops allocate nothing.
+func TestBackendCodecOpsAllocateNothing(t *testing.T) {
+	b := NewBackend(2)
+	defer b.Close()
+	r := rand.New(rand.NewPCG(43, 44))
+	in, out, k, d, m := 64, 48, 7, 3, 20
+	var calls []func() error
+	for _, prec := range []string{"fp32", "int8"} {
+		hc, err := b.NewConv(out, in, k, d, randVec(r, out*in*k, 0.1), nil, prec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ht, err := b.NewConvTranspose(in, out, 6, 3, randVec(r, out*in*6, 0.1), nil, prec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := randVec(r, ((k-1)*d+m)*in, 1)
+		y := make([]float32, m*out)
+		yt := make([]float32, m*3*out)
+		carry := make([]float32, 3*out)
+		calls = append(calls,
+			func() error { return b.Conv(y, x, m, 1, hc) },
+			func() error { return b.ConvTranspose(yt, x[:m*in], m, 1, ht, carry) })
+	}
+	hs, _ := b.NewSnake(in, randVec(r, in, 0.3), randVec(r, in, 0.3))
+	xs := randVec(r, 400*in, 1)
+	calls = append(calls, func() error { return b.Snake(xs, xs, 400, hs) })
+	for i, f := range calls {
+		if err := f(); err != nil {
+			t.Fatal(err)
+		}
+		if n := testing.AllocsPerRun(5, func() { _ = f() }); n != 0 {
+			t.Errorf("call %d allocates %v times per run", i, n)
+		}
+	}
+}
+
+// TestBackendGELUThreadsAgree: GELU split over the pool equals the
+// float64 definition rounded once, value for value.
+func TestBackendGELUThreadsAgree(t *testing.T) {
+	b := NewBackend(2)
+	defer b.Close()
+	x := randVec(rand.New(rand.NewPCG(45, 46)), 3*4096+7, 3)
+	out := make([]float32, len(x))
+	if err := b.GELU(out, x); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range x {
+		f := float64(v)
+		if want := float32(0.5 * f * (1 + math.Erf(f/math.Sqrt2))); out[i] != want {
+			t.Fatalf("GELU(%v) = %v, want %v", v, out[i], want)
+		}
+	}
+}
