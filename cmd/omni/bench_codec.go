@@ -19,7 +19,7 @@ import (
 // against the machine's fp32-FMA and int8 peaks measured in the same run.
 type benchCodecCmd struct {
 	Codec     string        `default:"synth:real" help:"Codec: a codec or checkpoint directory, or synth:SIZE[@SEED] (${default})."`
-	Precision string        `default:"fp32" enum:"fp32,int8" help:"Codec precision: ${enum} (${default})."`
+	Precision string        `default:"fp32" enum:"fp32,int8,mixed" help:"Codec precision: ${enum}; mixed is int8 for the layers of at most 32 rows per frame, fp32 for the rest (${default})."`
 	Streams   string        `default:"1,4" help:"Stream counts, comma-separated; each step decodes one frame of every stream as one batch (${default})."`
 	Frames    int           `default:"6" help:"Timed steps per stream count, after the warm-up (${default})."`
 	Warmup    int           `default:"2" help:"Untimed warm-up steps (${default})."`
