@@ -32,9 +32,10 @@ const (
 
 // DecodeBatch decodes frames of several streams at once: codes[b] goes to
 // streams[b] and its samples to pcm[b] (len(codes[b])·SamplesPerFrame
-// each). Every stream must get the same number of frames; their frames go
-// through each layer as one matrix product. The samples equal those of
-// decoding each stream on its own.
+// each). Streams given the same number of frames go through each layer as
+// one matrix product (streams with other counts in further passes). The
+// samples equal those of decoding each stream on its own. Every argument is
+// checked before any stream moves: a refused call changes nothing.
 func (m *Model) DecodeBatch(streams []*Stream, codes [][][Codebooks]int32, pcm [][]float32) error {
 	if m.closed {
 		return errorf(ErrArgs, "model closed")
@@ -46,7 +47,6 @@ func (m *Model) DecodeBatch(streams []*Stream, codes [][][Codebooks]int32, pcm [
 	if B == 0 {
 		return nil
 	}
-	n := len(codes[0])
 	for b, s := range streams {
 		if s == nil || s.closed || s.m != m {
 			return errorf(ErrArgs, "stream %d is nil, closed or of another model", b)
@@ -56,9 +56,7 @@ func (m *Model) DecodeBatch(streams []*Stream, codes [][][Codebooks]int32, pcm [
 				return errorf(ErrArgs, "stream %d appears twice in one batch", b)
 			}
 		}
-		if len(codes[b]) != n {
-			return errorf(ErrArgs, "stream %d has %d frames, stream 0 has %d (a batch takes equal counts)", b, len(codes[b]), n)
-		}
+		n := len(codes[b])
 		if len(pcm[b]) != n*m.spf {
 			return errorf(ErrArgs, "stream %d: PCM buffer holds %d samples, %d frames need %d", b, len(pcm[b]), n, n*m.spf)
 		}
@@ -73,6 +71,40 @@ func (m *Model) DecodeBatch(streams []*Stream, codes [][][Codebooks]int32, pcm [
 			}
 		}
 	}
+	n := len(codes[0])
+	same := true
+	for _, c := range codes {
+		same = same && len(c) == n
+	}
+	if same {
+		return m.decodeGroup(streams, codes, pcm)
+	}
+	// Unequal counts: one pass per distinct count, in order of first use.
+	done := make([]bool, B)
+	var gs []*Stream
+	var gc [][][Codebooks]int32
+	var gp [][]float32
+	for b := range streams {
+		if done[b] {
+			continue
+		}
+		gs, gc, gp = gs[:0], gc[:0], gp[:0]
+		for c := b; c < B; c++ {
+			if !done[c] && len(codes[c]) == len(codes[b]) {
+				done[c] = true
+				gs, gc, gp = append(gs, streams[c]), append(gc, codes[c]), append(gp, pcm[c])
+			}
+		}
+		if err := m.decodeGroup(gs, gc, gp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decodeGroup decodes checked arguments of equal frame counts.
+func (m *Model) decodeGroup(streams []*Stream, codes [][][Codebooks]int32, pcm [][]float32) error {
+	n := len(codes[0])
 	if n == 0 {
 		return nil
 	}

@@ -124,23 +124,25 @@ func TestBatchEqualsSingle(t *testing.T) {
 		want = append(want, decodeSplit(t, m, s, codes[b], []int{n}))
 		s.Reset()
 	}
-	// Batched in pushes of 4, 1, 4.
+	// Batched in pushes of 4, 1, 4 (and, for stream 1, 2+3+4: unequal counts).
 	got := make([][]float32, B)
 	for b := range got {
 		got[b] = make([]float32, n*spf)
 	}
-	at := 0
-	for _, p := range []int{4, 1, 4} {
+	pushes := [][]int{{4, 1, 4}, {2, 3, 4}, {4, 1, 4}}
+	at := make([]int, B)
+	for step := 0; step < 3; step++ {
 		cs := make([][][codec.Codebooks]int32, B)
 		ps := make([][]float32, B)
 		for b := range cs {
-			cs[b] = codes[b][at : at+p]
-			ps[b] = got[b][at*spf : (at+p)*spf]
+			p := pushes[b][step]
+			cs[b] = codes[b][at[b] : at[b]+p]
+			ps[b] = got[b][at[b]*spf : (at[b]+p)*spf]
+			at[b] += p
 		}
 		if err := m.DecodeBatch(streams, cs, ps); err != nil {
 			t.Fatal(err)
 		}
-		at += p
 	}
 	for b := range got {
 		if i := firstDiff(got[b], want[b]); i >= 0 {
