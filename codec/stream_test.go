@@ -228,3 +228,35 @@ func tinyModelSeed(t *testing.T, seed uint64) *codec.Model {
 	t.Cleanup(func() { m.Close() })
 	return m
 }
+
+func TestDecodeBatchRefusesBadStreams(t *testing.T) {
+	m := tinyModel(t, "fp32")
+	spf := m.SamplesPerFrame()
+	a, _ := m.NewStream()
+	defer a.Close()
+	closed, _ := m.NewStream()
+	closed.Close()
+	other := tinyModelSeed(t, 9)
+	foreign, _ := other.NewStream()
+	defer foreign.Close()
+	one := randomCodes(newRand(), 1, m.Config().CodebookSize)
+	for _, c := range []struct {
+		what    string
+		streams []*codec.Stream
+	}{{"duplicate", []*codec.Stream{a, a}}, {"closed", []*codec.Stream{a, closed}}, {"foreign", []*codec.Stream{foreign}}, {"nil", []*codec.Stream{nil}}} {
+		codes := make([][][codec.Codebooks]int32, len(c.streams))
+		pcm := make([][]float32, len(c.streams))
+		for i := range codes {
+			codes[i], pcm[i] = one, make([]float32, spf)
+		}
+		if err := m.DecodeBatch(c.streams, codes, pcm); !errors.Is(err, codec.ErrArgs) {
+			t.Errorf("%s stream: err = %v, want ErrArgs", c.what, err)
+		}
+	}
+	if a.Frames() != 0 {
+		t.Fatalf("refused calls advanced a stream to %d frames", a.Frames())
+	}
+	if err := m.DecodeBatch([]*codec.Stream{a}, nil, nil); !errors.Is(err, codec.ErrArgs) {
+		t.Errorf("mismatched slices: err = %v", err)
+	}
+}
