@@ -296,6 +296,11 @@ func build(cfg Config, get weightSet, b Backend, precision string) (_ *Model, er
 	return m, nil
 }
 
+// Precisions returns the precision names the codec takes: "fp32" (the
+// reference), "int8" (every matrix and convolution in the backend's int8)
+// and "mixed" (see MixedRows). The backend must offer fp32 and int8.
+func Precisions() []string { return []string{"fp32", "int8", "mixed"} }
+
 // MixedRows is the largest rows per stream and frame at which precision
 // "mixed" puts a layer in int8; layers with more rows stay fp32.
 const MixedRows = 32

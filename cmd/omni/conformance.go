@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 
+	"github.com/omni-tts/omni/codec"
 	"github.com/omni-tts/omni/predictor"
 	"github.com/omni-tts/omni/simd"
 	"github.com/omni-tts/omni/testvectors"
@@ -55,11 +57,17 @@ func (c *conformanceCmd) Run(g *Globals, _ context.Context) error {
 }
 
 // nativeEnv is the conformance environment of the omni binary: every
-// precision predictor offers, model kinds on the native simd backend.
+// precision predictor and codec offer, model kinds on the native simd
+// backend.
 func nativeEnv(threads int) *testvectors.Env {
 	var precs []string
 	for _, p := range predictor.Precisions() {
 		precs = append(precs, p.String())
+	}
+	for _, p := range codec.Precisions() {
+		if !slices.Contains(precs, p) {
+			precs = append(precs, p)
+		}
 	}
 	return &testvectors.Env{
 		Precisions: precs,

@@ -336,6 +336,7 @@ def main():
         ("tiny-q", 10, None, "int8-width geometry, fp32, one call"),
         ("tiny-q", 10, None, "int8", "int8, one call"),
         ("tiny-q", 10, [3, 3, 4], "int8", "int8 pushed 3+3+4"),
+        ("tiny-q", 10, [5, 5], "mixed", "mixed (int8 for a subset of the layers; held to the int8 bar) pushed 5+5"),
     ]
     for idx, cs in enumerate(cases):
         model, T, pushes = cs[:3]
