@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 
+	"github.com/omni-tts/omni/codec"
 	"github.com/omni-tts/omni/sched"
 	"github.com/omni-tts/omni/stats"
 )
@@ -48,6 +49,19 @@ type Config struct {
 	// goroutine: the engine then starts no goroutine at all (a WASI guest
 	// drives it with Step).
 	Inline bool
+
+	// Codec, when set, is the codec stage's decoder: every chunk is decoded
+	// into PCM (Chunk.PCM) with its stream's own decoder state before it
+	// reaches the stream, on the stage's goroutine (or inside Step when
+	// Inline). nil: codes only. The engine uses it from one goroutine and
+	// does not close it.
+	Codec *codec.Model `json:"-"`
+	// MaxUnreadMS bounds the decoded audio a stream holds unread: over it
+	// the codec stage parks that stream's chunks (codes only) until its
+	// reader catches up, so a slow reader delays only its own audio. 0
+	// means DefaultMaxUnreadMS; negative means no bound. Inline engines
+	// have no bound (their host drains every event each step).
+	MaxUnreadMS float64
 
 	// Seed seeds the generator of random rows without their own seed.
 	Seed int64

@@ -116,6 +116,16 @@ func New(cfg Config) (*Engine, error) {
 	e.running = make([]*Stream, 0, B)
 	e.hop = newHop(cfg.HopDepth, cfg.Sink, e.now, r)
 	e.hop.inline = cfg.Inline
+	if cfg.Codec != nil {
+		bound := cfg.MaxUnreadMS
+		if bound == 0 {
+			bound = DefaultMaxUnreadMS
+		}
+		if cfg.Inline {
+			bound = -1
+		}
+		e.hop.stage = newCodecStage(cfg.Codec, bound, r)
+	}
 	if !cfg.Inline {
 		go e.hop.run()
 	}
@@ -174,6 +184,7 @@ func (e *Engine) Submit(ctx context.Context, req Request) (*Stream, error) {
 		prompt: prompt, rows: rows, nTrailing: trailing, cap: cap, kvBytes: need, talker: treq, pred: preq,
 		chunks: chunker{ramp: e.cfg.Chunks},
 		notify: make(chan struct{}, 1), done: make(chan struct{}),
+		stage: e.hop.stage, clock: e.now,
 	}
 	e.mu.Lock()
 	if e.closed {

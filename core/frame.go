@@ -76,6 +76,13 @@ type Chunk struct {
 	ReadyAt time.Duration // engine clock when the chunk was complete (enqueue)
 	PutAt   time.Duration // when the hop queue accepted it
 	GotAt   time.Duration // when the codec stage received it
+	// DecodedAt is when the chunk was delivered to its stream, its audio
+	// decoded (GotAt plus the decode when the engine has a codec).
+	DecodedAt time.Duration
+	// PCM is the audio of the new frames (Frames × 1920 samples, float32
+	// at 24 kHz mono) when the engine has a codec, else nil. The reader
+	// owns it.
+	PCM []float32
 }
 
 // AudioMS is the audio the chunk's new frames carry.

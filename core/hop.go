@@ -18,14 +18,19 @@ type ChunkSink interface {
 // hop carries chunks from the step loop to the codec stage over a bounded
 // queue: a full queue blocks the step loop, so a slow codec stage slows
 // generation and memory stays bounded. In inline mode (no consumer
-// goroutine, for the synchronous Step API) put delivers directly.
+// goroutine, for the synchronous Step API) put delivers directly. The
+// consumer takes every chunk waiting in the queue at once, so the codec
+// decodes the chunks of several streams in one batch.
 type hop struct {
 	q      chan *Chunk
 	sink   ChunkSink
+	stage  *codecStage // nil: codes only
 	now    func() time.Duration
 	inline bool
 
 	enqueueToPut, putMS, getMS, putToGet *stats.Counter
+
+	batch, ready []*Chunk // consumer's buffers
 
 	mu     sync.Mutex
 	err    error
@@ -53,7 +58,9 @@ func (h *hop) put(c *Chunk) {
 	if h.inline {
 		c.PutAt = t
 		h.putMS.Add(0)
-		h.deliver(c)
+		h.batch = append(h.batch[:0], c)
+		h.deliver(h.batch, true)
+		h.batch[0] = nil
 		return
 	}
 	c.PutAt = t
@@ -61,36 +68,97 @@ func (h *hop) put(c *Chunk) {
 	h.putMS.Add(ms(h.now() - t))
 }
 
-// run consumes the queue until it is closed (the consumer goroutine).
+// run consumes the queue until it is closed (the consumer goroutine): it
+// takes every chunk waiting, decodes them together and delivers them; a
+// reader catching up (stage.resume) retries the parked chunks.
 func (h *hop) run() {
 	defer close(h.closed)
-	for c := range h.q {
-		h.deliver(c)
+	var resume chan struct{}
+	if h.stage != nil {
+		resume = h.stage.resume
+	}
+	for {
+		var c *Chunk
+		ok := true
+		select {
+		case c, ok = <-h.q:
+		case <-resume:
+		}
+		if !ok {
+			h.deliver(nil, true)
+			return
+		}
+		h.batch = h.batch[:0]
+		if c != nil {
+			h.batch = append(h.batch, c)
+		}
+	more:
+		for len(h.batch) < cap(h.q) {
+			select {
+			case c, ok := <-h.q:
+				if !ok {
+					h.deliver(h.batch, true)
+					return
+				}
+				h.batch = append(h.batch, c)
+			default:
+				break more
+			}
+		}
+		h.deliver(h.batch, false)
+		clear(h.batch)
 	}
 }
 
-// deliver passes one chunk to the sink and to its stream.
-func (h *hop) deliver(c *Chunk) {
+// deliver passes the chunks to the sink, decodes them (the codec stage)
+// and hands them to their streams. force ignores the unread-audio bound
+// (closing, or inline mode where the host drains every event each step).
+func (h *hop) deliver(batch []*Chunk, force bool) {
 	t := h.now()
-	c.GotAt = t
-	h.putToGet.Add(ms(t - c.PutAt))
-	if h.sink != nil {
-		if err := h.sink.Consume(c); err != nil {
-			h.mu.Lock()
-			if h.err == nil {
-				h.err = err
+	for _, c := range batch {
+		c.GotAt = t
+		h.putToGet.Add(ms(t - c.PutAt))
+		if h.sink != nil {
+			if err := h.sink.Consume(c); err != nil {
+				h.setErr(err)
 			}
-			h.mu.Unlock()
 		}
 	}
-	c.Stream.arrived(c)
-	h.getMS.Add(ms(h.now() - t))
+	ready := batch
+	if h.stage != nil {
+		var err error
+		ready, err = h.stage.process(batch, h.ready[:0], force, func() float64 { return ms(h.now()) })
+		if err != nil {
+			h.setErr(err)
+		}
+		ready = h.stage.dropCancelled(ready)
+		h.ready = ready
+	}
+	done := h.now()
+	for _, c := range ready {
+		c.DecodedAt = done
+		c.Stream.arrived(c)
+	}
+	clear(h.ready)
+	if len(batch) > 0 {
+		h.getMS.Add(ms(h.now() - t))
+	}
+}
+
+// setErr records the stage's first error.
+func (h *hop) setErr(err error) {
+	h.mu.Lock()
+	if h.err == nil {
+		h.err = err
+	}
+	h.mu.Unlock()
 }
 
 // close stops the consumer after it has drained the queue.
 func (h *hop) close() {
 	close(h.q)
 	if h.inline {
+		h.deliver(nil, true)
 		close(h.closed)
 	}
 	<-h.closed

@@ -132,6 +132,7 @@ func (e *Engine) schedule(now time.Duration) []*Stream {
 		}
 		e.kvUsed += s.kvBytes
 		s.reserved = s.kvBytes
+		s.mark(&s.tl.Admitted, now)
 		admit = append(admit, s)
 		if force {
 			// After the hold, one request only.
@@ -235,6 +236,7 @@ func (e *Engine) prefillFailed(s *Stream, err error) {
 // it its own adaptive chunk controller.
 func (e *Engine) startRunning(s *Stream) {
 	s.codes = make([][Codebooks]int32, 0, s.cap)
+	s.mark(&s.tl.Prefilled, e.now())
 	if e.cfg.Adaptive != nil {
 		s.chunks.startAdaptive(*e.cfg.Adaptive)
 	}

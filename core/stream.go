@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/omni-tts/omni/codec"
 	"github.com/omni-tts/omni/sampler"
 	"github.com/omni-tts/omni/sched"
 )
@@ -69,14 +70,55 @@ type Stream struct {
 	reason    EndReason
 	err       error
 
+	// owned by the codec stage's goroutine
+	dec    *codec.Stream // decoder state (nil before the first chunk and after the last)
+	parked int           // chunks parked in the codec stage
+	stage  *codecStage   // nil: codes only
+
 	mu       sync.Mutex
 	events   []Event
 	head     int
 	notify   chan struct{}
+	clock    func() time.Duration // the engine clock (FirstRead); nil in a Feed
 	arrivals []Arrival
 	play     sched.Playback
 	end      End
 	done     chan struct{}
+	unread   int   // decoded samples queued and not yet read
+	decErr   error // the codec stage's error (written by its goroutine)
+	tl       Timeline
+}
+
+// Timeline is when a stream passed each stage on the way to its first
+// audio, on the engine clock (zero: not yet). Time to first audio is
+// FirstRead − Submitted; the differences attribute it.
+type Timeline struct {
+	Submitted    time.Duration // Submit
+	Admitted     time.Duration // the scheduler admitted it (queueing before)
+	Prefilled    time.Duration // its prompt prefill ended
+	FirstCut     time.Duration // its first audio-carrying chunk was cut
+	FirstPut     time.Duration // the hop queue accepted that chunk
+	FirstGot     time.Duration // the codec stage took it
+	FirstDecoded time.Duration // its PCM was decoded and queued on the stream
+	FirstRead    time.Duration // the reader took it from Next
+}
+
+// Timeline returns the stream's timeline so far.
+func (s *Stream) Timeline() Timeline {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.tl
+	t.Submitted = s.submitted
+	return t
+}
+
+// mark sets a timeline field once (under s.mu).
+func (s *Stream) mark(f *time.Duration, at time.Duration) {
+	s.mu.Lock()
+	if *f == 0 {
+		*f = max(at, 1)
+	}
+	s.mu.Unlock()
 }
 
 // ID returns the request's ID.
@@ -103,7 +145,21 @@ func (s *Stream) Next(ctx context.Context) (Event, error) {
 			if s.head == len(s.events) {
 				s.events, s.head = s.events[:0], 0
 			}
+			wake := false
+			if e.Kind == EventChunk && e.Chunk.Frames > 0 {
+				if s.tl.FirstRead == 0 && s.clock != nil {
+					s.tl.FirstRead = max(s.clock(), 1)
+				}
+				if n := len(e.Chunk.PCM); n > 0 {
+					st := s.stage
+					wake = st != nil && st.maxUnread > 0 && s.unread > st.maxUnread && s.unread-n <= st.maxUnread
+					s.unread -= n
+				}
+			}
 			s.mu.Unlock()
+			if wake {
+				s.stage.wakeUp()
+			}
 			return e, nil
 		}
 		ended := s.isDone()
@@ -186,17 +242,25 @@ func (s *Stream) wake() {
 	}
 }
 
-// arrived records a chunk's arrival at the codec stage and queues its event;
-// a final chunk also ends the stream.
+// arrived records a chunk's delivery by the codec stage (its audio decoded
+// when the engine has a codec) and queues its event; a final chunk also
+// ends the stream. Playback counts from delivery (DecodedAt).
 func (s *Stream) arrived(c *Chunk) {
 	s.mu.Lock()
 	if c.Frames > 0 {
-		s.arrivals = append(s.arrivals, Arrival{At: c.GotAt, AudioMS: c.AudioMS()})
-		s.play.Arrive(ms(c.GotAt), c.AudioMS())
+		s.arrivals = append(s.arrivals, Arrival{At: c.DecodedAt, AudioMS: c.AudioMS()})
+		s.play.Arrive(ms(c.DecodedAt), c.AudioMS())
+		s.unread += len(c.PCM)
+		if s.tl.FirstCut == 0 {
+			s.tl.FirstCut, s.tl.FirstPut, s.tl.FirstGot, s.tl.FirstDecoded = max(c.ReadyAt, 1), max(c.PutAt, 1), max(c.GotAt, 1), max(c.DecodedAt, 1)
+		}
 	}
 	s.events = append(s.events, Event{Kind: EventChunk, Chunk: *c})
 	if c.Final {
 		s.end = End{Reason: s.reason, Err: s.err, Frames: len(s.codes), Cap: s.cap}
+		if s.decErr != nil && s.end.Reason != EndCancelled && s.end.Reason != EndError {
+			s.end.Reason, s.end.Err = EndError, s.decErr
+		}
 		s.events = append(s.events, Event{Kind: EventEnd, End: s.end})
 	}
 	s.mu.Unlock()

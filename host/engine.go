@@ -57,8 +57,12 @@ type Options struct {
 	// clock).
 	Engine core.Config
 
-	// Threads for the kernels (default simd.DefaultThreads()).
+	// Threads for the talker and code predictor kernels (default
+	// simd.DefaultThreads()): the deploy profile's ModelThreads.
 	Threads int
+	// Codec configures the codec stage (on by default: streams carry PCM);
+	// its Threads is the deploy profile's CodecThreads.
+	Codec CodecOptions
 	// MemoryPages caps the guest's memory (default DefaultMemoryPages).
 	MemoryPages uint32
 	// CacheDir holds compiled guests (default <user cache dir>/omni/wazero;
@@ -89,6 +93,13 @@ type Engine interface {
 	// fills it with the guest's events; Submitted and Arrivals are then on
 	// the host's clock).
 	Submit(ctx context.Context, req core.Request) (*core.Stream, error)
+	// Request builds a request from text (core.SpecialIDs.TextRequest):
+	// the model's tokenizer and special ids, language and speaker checked
+	// against its tables, the released sampling defaults. Tokenization
+	// runs on the host in both modes (the guest receives ids).
+	Request(in core.TextInput) (core.Request, error)
+	// IDs returns the model's special ids (languages and speakers).
+	IDs() core.SpecialIDs
 	// Step runs one scheduler step and reports whether work remains.
 	Step() (busy bool, err error)
 	// Run steps until ctx is done or the engine is closed.
@@ -122,6 +133,15 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.CallTimeout == 0 {
 		o.CallTimeout = 2 * time.Minute
+	}
+	if o.Codec.Threads < 0 {
+		return o, fmt.Errorf("host: codec threads %d below 0", o.Codec.Threads)
+	}
+	if o.Mode == WASI && !o.Codec.Off {
+		if o.Codec.Spec != "" {
+			return o, fmt.Errorf("host: codec %s: the codec stage does not run under WASI yet (the guest needs the codec host functions)", o.Codec.Spec)
+		}
+		o.Codec.Off = true // until then WASI engines carry codes only
 	}
 	if o.Mode != Native && o.Mode != WASI {
 		return o, fmt.Errorf("host: mode %d unknown", int(o.Mode))
@@ -176,7 +196,7 @@ func Open(ctx context.Context, opts Options) (Engine, error) {
 // guest (everything but the model, the ids and the injected dependencies).
 func (o *Options) engineSettings() ([]byte, error) {
 	c := o.Engine
-	c.Model, c.IDs, c.Sink, c.Clock, c.Stats = nil, core.SpecialIDs{}, nil, nil, nil
+	c.Model, c.IDs, c.Sink, c.Clock, c.Stats, c.Codec = nil, core.SpecialIDs{}, nil, nil, nil, nil
 	c.MaxBatch = o.MaxBatch
 	return json.Marshal(c)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/omni-tts/omni/codec"
 	"github.com/omni-tts/omni/core"
 	"github.com/omni-tts/omni/predictor"
 	"github.com/omni-tts/omni/simd"
@@ -11,10 +12,13 @@ import (
 
 // nativeEngine is core.Engine linked into this program.
 type nativeEngine struct {
+	*texter
 	e   *core.Engine
 	w   *predictor.Weights
 	nb  *simd.Backend
 	src predictor.Source // closed by Close when Open opened it
+	cm  *codec.Model     // the codec stage's decoder (nil: codes only)
+	cb  *simd.Backend    // its kernel pool
 }
 
 // openNative loads the weights on nb and starts a core.Engine.
@@ -23,14 +27,24 @@ func openNative(o Options, src predictor.Source, nb *simd.Backend) (*nativeEngin
 	if err != nil {
 		return nil, err
 	}
-	cfg := o.Engine
-	cfg.MaxBatch = o.MaxBatch
-	e, err := core.NewEngine(w, src.Config(), cfg, core.ModelOptions{MaxLen: o.MaxLen, Path: o.Path})
+	cm, cb, err := openCodecStage(&o)
 	if err != nil {
 		w.Free()
 		return nil, err
 	}
-	return &nativeEngine{e: e, w: w, nb: nb}, nil
+	cfg := o.Engine
+	cfg.MaxBatch = o.MaxBatch
+	cfg.Codec = cm
+	e, err := core.NewEngine(w, src.Config(), cfg, core.ModelOptions{MaxLen: o.MaxLen, Path: o.Path})
+	if err != nil {
+		w.Free()
+		if cm != nil {
+			cm.Close()
+			cb.Close()
+		}
+		return nil, err
+	}
+	return &nativeEngine{texter: newTexter(o.Model, src.Config()), e: e, w: w, nb: nb, cm: cm, cb: cb}, nil
 }
 
 // Submit implements Engine.
@@ -61,6 +75,10 @@ func (n *nativeEngine) Close() error {
 	err := n.e.Close()
 	n.w.Free()
 	n.nb.Close()
+	if n.cm != nil {
+		err = errors.Join(err, n.cm.Close())
+		n.cb.Close()
+	}
 	if n.src != nil {
 		err = errors.Join(err, n.src.Close())
 	}

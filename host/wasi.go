@@ -19,6 +19,7 @@ import (
 // handles. A trap discards the instance: the streams it held end with an
 // error, later submissions go to a fresh instance.
 type wasiEngine struct {
+	*texter
 	opts   Options
 	s      *hostState
 	rec    *recorder
@@ -91,7 +92,8 @@ func newWASIEngine(ctx context.Context, o Options, src predictor.Source, s *host
 		return nil, err
 	}
 	e := &wasiEngine{
-		opts: o, s: s, rec: rec, nb: nb, v: v, ctx: context.WithoutCancel(ctx),
+		texter: newTexter(o.Model, src.Config()),
+		opts:   o, s: s, rec: rec, nb: nb, v: v, ctx: context.WithoutCancel(ctx),
 		spec: abi.EngineSpec{
 			Config: cfg, Precision: o.Precision.String(), Created: rec.log, Guards: guards,
 			MaxBatch: o.MaxBatch, MaxLen: o.MaxLen, Path: o.Path.String(), Engine: set,

@@ -9,6 +9,7 @@ import (
 	"github.com/omni-tts/omni/core"
 	"github.com/omni-tts/omni/host"
 	"github.com/omni-tts/omni/predictor"
+	"github.com/omni-tts/omni/sched"
 	"github.com/omni-tts/omni/simd"
 	"github.com/omni-tts/omni/stats"
 )
@@ -24,6 +25,12 @@ type engineFlags struct {
 	MaxNewTokens  int    `name:"max-new-tokens" default:"8192" help:"Absolute frame cap of any request, 1..${max_frames} (${default})."`
 	StatsDir      string `name:"stats-dir" help:"Keep the step-stats dump here (default: a temporary directory, or $OMNI_STEP_STATS_DIR)." env:"OMNI_STEP_STATS_DIR"`
 	ChunkAdaptive *bool  `name:"chunk-adaptive" negatable:"" help:"Adaptive chunk sizing (default: the deploy profile's; auto says yes, edge no)."`
+	Codec         string `help:"Codec for the audio: a codec or checkpoint directory, or synth:SIZE[@SEED] (default: the model's own)."`
+	CodecPrec     string `name:"codec-precision" default:"fp32" enum:"fp32,int8,mixed" help:"Codec precision: ${enum} (${default})."`
+	CodecThreads  int    `name:"codec-threads" help:"Threads of the codec stage's kernel pool (default: the deploy profile's codec_threads)."`
+
+	// audio is set by the command: decode the codes into PCM in the engine.
+	audio bool
 }
 
 // openedEngine is an engine host.Open built from the engine flags, with
@@ -34,8 +41,10 @@ type openedEngine struct {
 	prec    predictor.Precision
 	threads int
 	batch   int
-	rec     *stats.Recorder // nil in WASI mode: the guest keeps no dump
-	cleanup func()          // closes the source, removes a temporary stats dir
+	// codecThreads is the codec stage's pool size (when audio is on)
+	codecThreads int
+	rec          *stats.Recorder // nil in WASI mode: the guest keeps no dump
+	cleanup      func()          // closes the source, removes a temporary stats dir
 }
 
 // openEngine resolves the flags (model, precision, deploy profile,
@@ -72,8 +81,10 @@ func (f *engineFlags) openEngine(ctx context.Context, g *Globals, maxBatch int, 
 			os.RemoveAll(tmp)
 		}
 	}
-	o := host.Options{Source: src, Precision: prec, Mode: mode, MaxBatch: maxBatch, Threads: threads,
-		Engine: f.engineConfig(prof), Stderr: g.Stderr}
+	o := host.Options{Model: f.Model, Source: src, Precision: prec, Mode: mode, MaxBatch: maxBatch, Threads: threads,
+		Engine: f.engineConfig(prof), Stderr: g.Stderr,
+		Codec: host.CodecOptions{Off: !f.audio, Spec: f.Codec, Precision: f.CodecPrec, Threads: f.codecThreads(prof)}}
+	oe.codecThreads = o.Codec.Threads
 	if mode == host.Native {
 		dir := f.StatsDir
 		if dir == "" {
@@ -90,7 +101,11 @@ func (f *engineFlags) openEngine(ctx context.Context, g *Globals, maxBatch int, 
 		o.Engine.Stats, o.Engine.Sink = oe.rec, &core.ChunkLog{}
 	}
 	t0 := time.Now()
-	logf("loading %s in %s on %d thread(s), kernels %s, control core %s", f.Model, prec, threads, simd.Active(), mode)
+	if f.audio {
+		logf("loading %s in %s on %d thread(s) + codec %s on %d thread(s), kernels %s, control core %s", f.Model, prec, threads, f.CodecPrec, o.Codec.Threads, simd.Active(), mode)
+	} else {
+		logf("loading %s in %s on %d thread(s), kernels %s, control core %s", f.Model, prec, threads, simd.Active(), mode)
+	}
 	if oe.Engine, err = host.Open(ctx, o); err != nil {
 		oe.rec.Close()
 		oe.cleanup()
@@ -98,6 +113,15 @@ func (f *engineFlags) openEngine(ctx context.Context, g *Globals, maxBatch int, 
 	}
 	logf("loaded in %.1f s", time.Since(t0).Seconds())
 	return oe, nil
+}
+
+// codecThreads returns the codec stage's thread count: --codec-threads,
+// else the profile's codec_threads, else 1.
+func (f *engineFlags) codecThreads(prof sched.Profile) int {
+	if f.CodecThreads > 0 {
+		return f.CodecThreads
+	}
+	return max(1, prof.CodecThreads)
 }
 
 // Close closes the engine, then the recorder, the source and a temporary

@@ -1,0 +1,237 @@
+package core
+
+import (
+	"fmt"
+
+	"github.com/omni-tts/omni/codec"
+	"github.com/omni-tts/omni/stats"
+)
+
+// DefaultMaxUnreadMS is the audio a stream may hold decoded and unread
+// before the codec stage stops decoding it (Config.MaxUnreadMS).
+const DefaultMaxUnreadMS = 20000
+
+// codecStage decodes chunks into PCM on the hop's consumer goroutine: each
+// stream has its own codec.Stream (created at its first chunk, closed at
+// its final chunk or as soon as it is cancelled), and the chunks waiting
+// together go through one DecodeBatch. A stream whose reader has more than
+// maxUnread samples unread is parked: its chunks wait (codes only, 64 bytes
+// a frame) until the reader catches up, so a slow reader slows its own
+// audio and no one else's, and the PCM held per stream is bounded.
+type codecStage struct {
+	m         *codec.Model
+	spf       int
+	maxUnread int // samples; 0: no bound
+
+	parked []*Chunk // chunks of parked streams, in arrival order
+	resume chan struct{}
+
+	// DecodeBatch arguments, reused
+	streams []*codec.Stream
+	codes   [][][Codebooks]int32
+	pcm     [][]float32
+	round   []*Chunk
+
+	decodeMS, callMS, batchN *stats.Counter
+}
+
+// newCodecStage returns the stage for m; maxUnreadMS < 0 means no bound.
+func newCodecStage(m *codec.Model, maxUnreadMS float64, rec *stats.Recorder) *codecStage {
+	st := &codecStage{m: m, spf: m.SamplesPerFrame(), resume: make(chan struct{}, 1),
+		decodeMS: rec.Counter("codec.decode_ms"), callMS: rec.Counter("codec.call_ms"), batchN: rec.Counter("codec.batch_streams")}
+	if maxUnreadMS >= 0 {
+		st.maxUnread = max(1, int(maxUnreadMS/FrameMS)) * st.spf
+	}
+	return st
+}
+
+// blocked reports whether s's chunks must wait: it has parked chunks
+// already (order) or its reader is over the bound. force (closing) ignores
+// the bound.
+func (st *codecStage) blocked(s *Stream, force bool) bool {
+	if s.parked > 0 {
+		return true
+	}
+	if force || st.maxUnread == 0 || s.isCancelled() {
+		return false
+	}
+	s.mu.Lock()
+	over := s.unread > st.maxUnread
+	s.mu.Unlock()
+	return over
+}
+
+// process decodes the chunks of batch (in order per stream) and returns the
+// chunks ready to deliver in ready (parked ones are kept for later). With
+// force the bound is ignored (the engine is closing).
+func (st *codecStage) process(batch []*Chunk, ready []*Chunk, force bool, now func() float64) ([]*Chunk, error) {
+	// Chunks parked earlier whose stream's reader has caught up go first.
+	var firstErr error
+	if len(st.parked) > 0 {
+		still := st.parked[:0]
+		var again []*Chunk
+		for _, c := range st.parked {
+			c.Stream.parked--
+		}
+		for _, c := range st.parked {
+			if st.blocked(c.Stream, force) {
+				c.Stream.parked++
+				still = append(still, c)
+				continue
+			}
+			again = append(again, c)
+		}
+		// keep order: a stream with a still-parked chunk parks its later ones
+		st.parked = still
+		var err error
+		if ready, err = st.decodeAll(again, ready, now); err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	work := batch[:0:0]
+	for _, c := range batch {
+		if st.blocked(c.Stream, force) {
+			c.Stream.parked++
+			st.parked = append(st.parked, c)
+			continue
+		}
+		work = append(work, c)
+	}
+	ready, err := st.decodeAll(work, ready, now)
+	if err != nil && firstErr == nil {
+		firstErr = err
+	}
+	return ready, firstErr
+}
+
+// decodeAll decodes chunks in rounds (one chunk per stream per round, so a
+// stream's chunks stay in order) and appends them to ready.
+func (st *codecStage) decodeAll(chunks []*Chunk, ready []*Chunk, now func() float64) ([]*Chunk, error) {
+	var firstErr error
+	for len(chunks) > 0 {
+		st.round = st.round[:0]
+		rest := chunks[:0:0]
+		for _, c := range chunks {
+			dup := false
+			for _, r := range st.round {
+				if r.Stream == c.Stream {
+					dup = true
+					break
+				}
+			}
+			if dup {
+				rest = append(rest, c)
+				continue
+			}
+			st.round = append(st.round, c)
+		}
+		if err := st.decodeRound(st.round, now); err != nil && firstErr == nil {
+			firstErr = err
+		}
+		ready = append(ready, st.round...)
+		chunks = rest
+	}
+	return ready, firstErr
+}
+
+// decodeRound decodes one chunk per stream in one DecodeBatch, attaching
+// PCM to each, then closes the decoder state of final and cancelled streams.
+func (st *codecStage) decodeRound(round []*Chunk, now func() float64) error {
+	st.streams, st.codes, st.pcm = st.streams[:0], st.codes[:0], st.pcm[:0]
+	frames := 0
+	var firstErr error
+	for _, c := range round {
+		s := c.Stream
+		if c.Frames == 0 || s.isCancelled() || s.decErr != nil {
+			continue
+		}
+		if s.dec == nil {
+			d, err := st.m.NewStream()
+			if err != nil {
+				s.setDecErr(fmt.Errorf("core: request %q: codec stream: %w", s.req.ID, err))
+				firstErr = s.decErr
+				continue
+			}
+			s.dec = d
+		}
+		c.PCM = make([]float32, c.Frames*st.spf)
+		st.streams = append(st.streams, s.dec)
+		st.codes = append(st.codes, c.Codes[c.LeftContext:])
+		st.pcm = append(st.pcm, c.PCM)
+		frames += c.Frames
+	}
+	if n := len(st.streams); n > 0 {
+		t0 := now()
+		err := st.m.DecodeBatch(st.streams, st.codes, st.pcm)
+		el := now() - t0
+		st.callMS.Add(el)
+		st.batchN.Add(float64(n))
+		per := el / float64(frames)
+		for range frames {
+			st.decodeMS.Add(per)
+		}
+		if err != nil {
+			firstErr = fmt.Errorf("core: codec decode of %d streams: %w", n, err)
+			for _, c := range round {
+				if c.PCM != nil {
+					c.PCM = nil
+					c.Stream.setDecErr(firstErr)
+				}
+			}
+		}
+	}
+	clear(st.streams)
+	clear(st.codes)
+	clear(st.pcm)
+	for _, c := range round {
+		if c.Final || c.Stream.isCancelled() {
+			c.Stream.closeDecoder()
+		}
+	}
+	return firstErr
+}
+
+// dropCancelled ends the parked chunks of cancelled streams without decoding them
+// and returns them in ready (their streams still see their final chunk).
+func (st *codecStage) dropCancelled(ready []*Chunk) []*Chunk {
+	still := st.parked[:0]
+	for _, c := range st.parked {
+		if c.Stream.isCancelled() {
+			c.Stream.parked--
+			c.Stream.closeDecoder()
+			ready = append(ready, c)
+			continue
+		}
+		still = append(still, c)
+	}
+	for i := len(still); i < len(st.parked); i++ {
+		st.parked[i] = nil
+	}
+	st.parked = still
+	return ready
+}
+
+// wakeUp asks the consumer to retry parked chunks.
+func (st *codecStage) wakeUp() {
+	select {
+	case st.resume <- struct{}{}:
+	default:
+	}
+}
+
+// setDecErr records the stream's first codec error; its end reports it.
+func (s *Stream) setDecErr(err error) {
+	s.mu.Lock()
+	if s.decErr == nil {
+		s.decErr = err
+	}
+	s.mu.Unlock()
+}
+
+// closeDecoder frees the stream's decoder state (consumer goroutine).
+func (s *Stream) closeDecoder() {
+	if s.dec != nil {
+		s.dec.Close()
+		s.dec = nil
+	}
+}
