@@ -32,13 +32,13 @@ type codecStage struct {
 	pcm     [][]float32
 	round   []*Chunk
 
-	decodeMS, callMS, batchN *stats.Counter
+	decodeMS, callMS *stats.Counter
 }
 
 // newCodecStage returns the stage for m; maxUnreadMS < 0 means no bound.
 func newCodecStage(m *codec.Model, maxUnreadMS float64, rec *stats.Recorder) *codecStage {
 	st := &codecStage{m: m, spf: m.SamplesPerFrame(), resume: make(chan struct{}, 1),
-		decodeMS: rec.Counter("codec.decode_ms"), callMS: rec.Counter("codec.call_ms"), batchN: rec.Counter("codec.batch_streams")}
+		decodeMS: rec.Counter("codec.decode_ms"), callMS: rec.Counter("codec.call_ms")}
 	if maxUnreadMS >= 0 {
 		st.maxUnread = max(1, int(maxUnreadMS/FrameMS)) * st.spf
 	}
@@ -165,7 +165,6 @@ func (st *codecStage) decodeRound(round []*Chunk, now func() float64) error {
 		err := st.m.DecodeBatch(st.streams, st.codes, st.pcm)
 		el := now() - t0
 		st.callMS.Add(el)
-		st.batchN.Add(float64(n))
 		per := el / float64(frames)
 		for range frames {
 			st.decodeMS.Add(per)

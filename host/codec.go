@@ -73,14 +73,28 @@ func OpenCodec(spec string, b codec.Backend, precision string) (*codec.Model, er
 		seed, rest = s, rest[:i]
 	}
 	size, _, _ := strings.Cut(rest, "+")
-	cfg := codec.TinyConfig()
-	switch size {
-	case "0.6b", "1.7b", "real":
-		cfg = codec.RealConfig()
-	case "":
+	if size == "" {
 		return nil, fmt.Errorf("host: codec spec %q names no size", spec)
 	}
-	return codec.NewSynthetic(cfg, seed, b, precision)
+	return codec.NewSynthetic(SynthCodecConfig(size), seed, b, precision)
+}
+
+// SynthCodecConfig returns the geometry of the synthetic codec that goes
+// with the synthetic model of size: the real codec's for 0.6b and 1.7b (and
+// "real"); for the small models codec.TinyConfig with the real interface —
+// 2048 entries per codebook (the synthetic talker's codes) and strides
+// 8·5·4·3, so a frame is 1920 samples at 24 kHz as with the real codec —
+// on narrow layers (decoder_dim 64), cheap enough for tests.
+func SynthCodecConfig(size string) codec.Config {
+	switch size {
+	case "0.6b", "1.7b", "real":
+		return codec.RealConfig()
+	}
+	c := codec.TinyConfig()
+	c.CodebookSize = 2048
+	c.DecoderDim = 64
+	c.UpsampleRates = []int{8, 5, 4, 3}
+	return c
 }
 
 // isDir reports whether path is a directory.

@@ -47,6 +47,7 @@ type CLI struct {
 	Bench       benchCmd       `cmd:"" help:"Benchmarks; every figure comes with its floor measured in the same run."`
 	Stats       statsCmd       `cmd:"" help:"Step statistics: merge per-process dumps into an attribution table."`
 	Profile     profileCmd     `cmd:"" help:"Print the resolved deploy profile and how each number was derived."`
+	Say         sayCmd         `cmd:"" help:"Speak a text: write the audio as it is made (WAV, or raw PCM), progress and time to first audio on stderr."`
 	Run         runCmd         `cmd:"" help:"Generate one stream of codec frames (built-in synthetic 0.6B model and demo prompt by default)."`
 	Sweep       sweepCmd       `cmd:"" help:"Run bench e2e over thread and stream counts; write summary.json, summary.md and a chart."`
 	Model       modelCmd       `cmd:"" help:"Synthetic checkpoints and checkpoint inspection (synth, inspect)."`

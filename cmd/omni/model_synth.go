@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/omni-tts/omni/codec"
+	"github.com/omni-tts/omni/host"
 	"github.com/omni-tts/omni/predictor"
 )
 
@@ -16,7 +17,7 @@ type modelSynthCmd struct {
 	Outliers bool   `help:"Give 6 hidden channels RMSNorm gains of 20-60 (trained-LLM outlier channels)."`
 	Seed     uint64 `help:"Seed of the weights." default:"1"`
 	Out      string `help:"Directory to write (config.json, generation_config.json, model.safetensors)." required:"" type:"path"`
-	Codec    bool   `help:"Also write speech_tokenizer/: a synthetic codec decoder (real geometry for 0.6b and 1.7b, 457 MB F32; the tiny geometry otherwise)." default:"true" negatable:""`
+	Codec    bool   `help:"Also write speech_tokenizer/: a synthetic codec decoder (real geometry for 0.6b and 1.7b, 457 MB F32; a tiny geometry with the real interface otherwise)." default:"true" negatable:""`
 }
 
 // Run implements "omni model synth".
@@ -40,10 +41,8 @@ func (c *modelSynthCmd) Run(g *Globals, _ context.Context) error {
 	if !c.Codec {
 		return nil
 	}
-	cfg := codec.TinyConfig()
-	if c.Size == "0.6b" || c.Size == "1.7b" {
-		cfg = codec.RealConfig()
-	}
+	cfg := host.SynthCodecConfig(c.Size) // the codec host.Open gives synth:SIZE
+
 	start = time.Now()
 	dir := filepath.Join(c.Out, "speech_tokenizer")
 	if err := codec.WriteSynthetic(dir, cfg, c.Seed); err != nil {

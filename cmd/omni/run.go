@@ -82,14 +82,22 @@ func (f *engineFlags) engineConfig(prof sched.Profile) core.Config {
 // frames made so far, marked partial.
 type runCmd struct {
 	engineFlags
-	Text      *string `help:"Text token ids, comma-separated (default: a built-in demo sentence)."`
-	Language  string  `default:"auto" help:"Language name of the model's table, or auto (${default})."`
-	Speaker   string  `help:"Speaker name of the model's table (CustomVoice), or empty."`
-	SpeakerID int32   `name:"speaker-id" help:"Speaker codec row, when --speaker is empty (0 = none)."`
-	Layout    string  `default:"streaming" enum:"streaming,non-streaming" help:"Prompt layout: ${enum} (${default})."`
+	requestFlags
+	Text      *string `help:"Text to speak, tokenized with the model's tokenizer (default: a built-in demo sentence as ids)."`
+	TextIDs   string  `name:"text-ids" help:"Text token ids, comma-separated, instead of --text."`
+	SpeakerID int32   `name:"speaker-id" help:"Speaker codec row, when --speaker is empty (0 = none; ids path only)."`
 	MaxFrames int     `name:"max-frames" default:"50" help:"Frame cap, 0..${max_frames} (0 = derived from the text length) (${default})."`
 	Out       string  `help:"Write the codes as JSON here (default: stdout)."`
 	Wasm      bool    `help:"Run the engine as the WASI guest (wazero; kernels as host functions)."`
+}
+
+// requestFlags are the request flags omni run and omni say share: language,
+// speaker, instruction, layout, seeds and sampling.
+type requestFlags struct {
+	Language string `default:"auto" help:"Language name of the model's table, or auto (${default})."`
+	Speaker  string `help:"Speaker name of the model's table (CustomVoice), or empty."`
+	Instruct string `help:"Instruction (1.7B CustomVoice, VoiceDesign), or empty."`
+	Layout   string `enum:",streaming,non-streaming" default:"" help:"Prompt layout: streaming or non-streaming (default: the model type's)."`
 
 	Seed              *int64  `help:"Codebook-0 generator seed (default: the engine's generator)."`
 	PredictorSeed     *int64  `name:"predictor-seed" help:"Codebooks 1..15 generator seed (default: the engine's generator)."`
@@ -102,6 +110,24 @@ type runCmd struct {
 	PredTemperature   float64 `name:"predictor-temperature" default:"${predictor_temperature}" help:"Codebooks 1..15 temperature (${default})."`
 	PredTopK          int     `name:"predictor-top-k" default:"${predictor_top_k}" help:"Codebooks 1..15 top-k (${default})."`
 	PredTopP          float64 `name:"predictor-top-p" default:"${predictor_top_p}" help:"Codebooks 1..15 top-p (${default})."`
+}
+
+// textInput returns the text input of text under the flags.
+func (f *requestFlags) textInput(text string) core.TextInput {
+	return core.TextInput{Text: text, Language: f.Language, Speaker: f.Speaker, Instruct: f.Instruct, Layout: f.Layout}
+}
+
+// sampling sets the seeds and sampling flags on r.
+func (f *requestFlags) sampling(r *core.Request) error {
+	if err := inRange("--min-frames", f.MinFrames, 0, maxFrames); err != nil {
+		return err
+	}
+	t := &r.Talker
+	t.Temperature, t.TopK, t.TopP, t.MinP, t.RepetitionPenalty, t.MinTokens, t.Seed =
+		f.Temperature, f.TopK, f.TopP, f.MinP, f.RepetitionPenalty, f.MinFrames, f.Seed
+	p := &r.Predictor
+	p.Temperature, p.TopK, p.TopP, p.Seed = f.PredTemperature, f.PredTopK, f.PredTopP, f.PredictorSeed
+	return nil
 }
 
 // codesFile is what omni run writes.
@@ -135,52 +161,68 @@ func parseIDs(s string) ([]int32, error) {
 		}
 		v, err := strconv.ParseInt(f, 10, 32)
 		if err != nil || v < 0 {
-			return nil, fmt.Errorf("run: --text id %q is not a non-negative 32-bit integer", f)
+			return nil, fmt.Errorf("run: --text-ids id %q is not a non-negative 32-bit integer", f)
 		}
 		out = append(out, int32(v))
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("run: --text %q holds no ids (leave --text out for the demo sentence)", s)
+		return nil, fmt.Errorf("run: --text-ids %q holds no ids (leave it out for the demo sentence)", s)
 	}
 	return out, nil
 }
 
-// request builds the request the flags describe.
-func (c *runCmd) request() (core.Request, error) {
-	ids := demoTextIDs
-	if c.Text != nil {
-		var err error
-		if ids, err = parseIDs(*c.Text); err != nil {
-			return core.Request{}, err
-		}
-	}
+// request builds the request the flags describe on engine e: from --text
+// through the model's tokenizer (e.Request), else from --text-ids or the
+// demo ids.
+func (c *runCmd) request(e host.Engine) (core.Request, error) {
 	if err := inRange("--max-frames", c.MaxFrames, 0, maxFrames); err != nil {
 		return core.Request{}, err
 	}
-	if err := inRange("--min-frames", c.MinFrames, 0, maxFrames); err != nil {
-		return core.Request{}, err
+	var r core.Request
+	if c.Text != nil {
+		if c.TextIDs != "" {
+			return r, fmt.Errorf("run: give --text or --text-ids, not both")
+		}
+		var err error
+		if r, err = e.Request(c.textInput(*c.Text)); err != nil {
+			return r, err
+		}
+	} else {
+		ids := demoTextIDs
+		if c.TextIDs != "" {
+			var err error
+			if ids, err = parseIDs(c.TextIDs); err != nil {
+				return core.Request{}, err
+			}
+		}
+		r = core.NewRequest(ids)
+		r.Language, r.Speaker, r.SpeakerID = c.Language, c.Speaker, c.SpeakerID
+		r.Layout = core.DefaultLayout(e.IDs().ModelKind)
+		if c.Layout != "" {
+			l, err := core.ParseLayout(c.Layout)
+			if err != nil {
+				return r, err
+			}
+			r.Layout = l
+		}
+		if c.Instruct != "" {
+			return r, fmt.Errorf("run: --instruct needs --text (the instruction is tokenized)")
+		}
 	}
-	r := core.NewRequest(ids)
-	r.ID = "run"
-	r.Language, r.Speaker, r.SpeakerID, r.MaxFrames = c.Language, c.Speaker, c.SpeakerID, c.MaxFrames
-	var err error
-	if r.Layout, err = core.ParseLayout(c.Layout); err != nil {
-		return r, err
-	}
-	t := &r.Talker
-	t.Temperature, t.TopK, t.TopP, t.MinP, t.RepetitionPenalty, t.MinTokens, t.Seed =
-		c.Temperature, c.TopK, c.TopP, c.MinP, c.RepetitionPenalty, c.MinFrames, c.Seed
-	p := &r.Predictor
-	p.Temperature, p.TopK, p.TopP, p.Seed = c.PredTemperature, c.PredTopK, c.PredTopP, c.PredictorSeed
-	return r, nil
+	r.ID, r.MaxFrames = "run", c.MaxFrames
+	return r, c.sampling(&r)
 }
 
 // Run implements "omni run".
 func (c *runCmd) Run(g *Globals, ctx context.Context) error {
 	logf := func(format string, a ...any) { fmt.Fprintf(g.Stderr, "run: "+format+"\n", a...) }
-	req, err := c.request()
-	if err != nil {
+	if err := inRange("--max-frames", c.MaxFrames, 0, maxFrames); err != nil {
 		return err
+	}
+	if c.TextIDs != "" {
+		if _, err := parseIDs(c.TextIDs); err != nil {
+			return err
+		}
 	}
 	mode := host.Native
 	if c.Wasm {
@@ -191,6 +233,10 @@ func (c *runCmd) Run(g *Globals, ctx context.Context) error {
 		return err
 	}
 	defer e.Close()
+	req, err := c.request(e)
+	if err != nil {
+		return err
+	}
 	res, err := runStream(ctx, e, req, logf)
 	if err != nil {
 		return err

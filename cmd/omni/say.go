@@ -1,0 +1,299 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"time"
+
+	"github.com/omni-tts/omni/audio"
+	"github.com/omni-tts/omni/core"
+	"github.com/omni-tts/omni/host"
+	"github.com/omni-tts/omni/stats"
+)
+
+// sayCmd is "omni say": text to audio, written as it is made (a WAV a
+// player accepts while its length is unknown; the sizes patched at the end
+// when the output is a file), a progress line per chunk on stderr and the
+// time-to-first-audio attribution and step attribution at the end. Ctrl-C
+// ends the stream and leaves a valid file of the audio made so far.
+type sayCmd struct {
+	engineFlags
+	requestFlags
+	Text      string `arg:"" help:"The text to speak."`
+	Out       string `short:"o" required:"" help:"Output file (\"-\" = stdout)."`
+	Format    string `default:"wav" enum:"wav,pcm,f32" help:"Output format: wav (16-bit PCM WAV), pcm (raw s16le) or f32 (raw float32 LE), 24 kHz mono (${default})."`
+	MaxFrames int    `name:"max-frames" default:"0" help:"Frame cap, 0..${max_frames} (0 = derived from the text length) (${default})."`
+	Wasm      bool   `help:"Run the engine as the WASI guest (not yet with audio: the guest needs the codec host functions)."`
+	Quiet     bool   `short:"q" help:"No progress lines."`
+}
+
+// pcmSink writes samples in one of the output formats.
+type pcmSink interface {
+	Write(pcm []float32) error
+	Close() error
+}
+
+// rawSink writes raw little-endian samples (s16le or f32le).
+type rawSink struct {
+	w   io.Writer
+	f32 bool
+	buf []byte
+}
+
+// Write implements pcmSink.
+func (r *rawSink) Write(pcm []float32) error {
+	n := 2
+	if r.f32 {
+		n = 4
+	}
+	if cap(r.buf) < n*len(pcm) {
+		r.buf = make([]byte, n*len(pcm))
+	}
+	b := r.buf[:n*len(pcm)]
+	for i, x := range pcm {
+		if r.f32 {
+			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+		} else {
+			binary.LittleEndian.PutUint16(b[2*i:], uint16(audio.PCM16(x)))
+		}
+	}
+	_, err := r.w.Write(b)
+	return err
+}
+
+// Close implements pcmSink.
+func (r *rawSink) Close() error { return nil }
+
+// flushWriter is a buffered writer its owner flushes after each chunk.
+type flushWriter struct{ w *bufio.Writer }
+
+// Write implements io.Writer.
+func (f *flushWriter) Write(p []byte) (int, error) { return f.w.Write(p) }
+
+// flushSink flushes the pipe after every chunk and at Close.
+type flushSink struct {
+	pcmSink
+	f *flushWriter
+}
+
+// Write implements pcmSink.
+func (s *flushSink) Write(pcm []float32) error {
+	if err := s.pcmSink.Write(pcm); err != nil {
+		return err
+	}
+	return s.f.w.Flush()
+}
+
+// Close implements pcmSink.
+func (s *flushSink) Close() error {
+	if err := s.pcmSink.Close(); err != nil {
+		return err
+	}
+	return s.f.w.Flush()
+}
+
+// Run implements "omni say".
+func (c *sayCmd) Run(g *Globals, ctx context.Context) error {
+	logf := func(format string, a ...any) { fmt.Fprintf(g.Stderr, "say: "+format+"\n", a...) }
+	if c.Quiet {
+		logf = func(string, ...any) {}
+	}
+	if err := inRange("--max-frames", c.MaxFrames, 0, maxFrames); err != nil {
+		return err
+	}
+	mode := host.Native
+	if c.Wasm {
+		mode = host.WASI
+	}
+	c.audio = true
+	e, err := c.openEngine(ctx, g, 1, mode, logf)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+
+	t0 := time.Now()
+	req, err := e.Request(c.textInput(c.Text))
+	if err != nil {
+		return err
+	}
+	tokMS := float64(time.Since(t0).Microseconds()) / 1e3
+	req.ID, req.MaxFrames = "say", c.MaxFrames
+	if err := c.sampling(&req); err != nil {
+		return err
+	}
+
+	// A pipe gets the header in one write with the first audio: sox's
+	// format probe on a pipe refuses a first read of the bare 44 bytes.
+	pipe := &flushWriter{w: bufio.NewWriterSize(g.Stdout, 1<<16)}
+	var out io.Writer = pipe
+	var file *os.File
+	if c.Out != "-" {
+		if file, err = os.Create(c.Out); err != nil {
+			return err
+		}
+		defer file.Close()
+		out = file
+	}
+	var sink pcmSink
+	switch c.Format {
+	case "wav":
+		w, err := audio.NewWAVWriter(out, 24000, 1)
+		if err != nil {
+			return err
+		}
+		sink = w
+	default:
+		sink = &rawSink{w: out, f32: c.Format == "f32"}
+	}
+
+	if file == nil {
+		sink = &flushSink{pcmSink: sink, f: pipe}
+	}
+	res, err := speak(ctx, e, req, sink, logf)
+	if cerr := sink.Close(); err == nil {
+		err = cerr
+	}
+	if file != nil {
+		if cerr := file.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if res.end.Reason == core.EndError {
+		return res.end.Err
+	}
+	pb := core.Playback(res.stream.Submitted(), res.stream.Arrivals())
+	wall := res.wall.Seconds()
+	audioS := float64(res.samples) / 24000
+	logf("ended by %s after %d frames (%.2f s of audio, %d samples) in %.2f s: RTF %.2f, TTFA %.0f ms, %d stall(s) after the first chunk (%.0f ms)",
+		res.end.Reason, res.end.Frames, audioS, res.samples, wall, wall/max(audioS, 1e-9), pb.TTFAMS, pb.Stalls, pb.StallMS)
+	if !c.Quiet {
+		fmt.Fprint(g.Stderr, formatTTFA(tokMS, res.stream.Timeline()))
+		if rows := e.attribution(); rows != nil {
+			fmt.Fprint(g.Stderr, stats.FormatTable(rows, stats.FrameBudgetMS))
+		}
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("say: interrupted after %d samples (the file is valid): %w", res.samples, ctx.Err())
+	}
+	return nil
+}
+
+// sayResult is what speak collected.
+type sayResult struct {
+	stream  *core.Stream
+	end     core.End
+	samples int
+	wall    time.Duration
+}
+
+// speak drives e, submits req and writes each chunk's PCM to sink as it
+// arrives, with a progress line per chunk. Cancelling ctx ends the stream
+// (cancelled) and the audio made so far is written.
+func speak(ctx context.Context, e host.Engine, req core.Request, sink pcmSink, logf func(string, ...any)) (*sayResult, error) {
+	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
+	ran := make(chan error, 1)
+	go func() {
+		err := guard(func() error { return e.Run(runCtx) })
+		if err != nil && !errors.Is(err, context.Canceled) {
+			stop()
+		}
+		ran <- err
+	}()
+	streamCtx, cancelStream := context.WithCancel(ctx)
+	defer cancelStream()
+	start := time.Now()
+	s, err := e.Submit(streamCtx, req)
+	if err != nil {
+		stop()
+		<-ran
+		return nil, err
+	}
+	res := &sayResult{stream: s}
+	var ttfa time.Duration
+	var werr error
+	for {
+		ev, err := s.Next(runCtx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			stop()
+			if rerr := <-ran; rerr != nil && !errors.Is(rerr, context.Canceled) {
+				return nil, rerr
+			}
+			return nil, err
+		}
+		switch ev.Kind {
+		case core.EventChunk:
+			if ev.Chunk.Frames == 0 {
+				continue
+			}
+			if ev.Chunk.PCM == nil && werr == nil {
+				werr = fmt.Errorf("say: chunk %d of %d frames came without audio (codec off?)", ev.Chunk.Index, ev.Chunk.Frames)
+				cancelStream()
+			}
+			if werr == nil {
+				if err := sink.Write(ev.Chunk.PCM); err != nil {
+					werr = fmt.Errorf("say: write: %w", err)
+					cancelStream()
+				}
+			}
+			res.samples += len(ev.Chunk.PCM)
+			el := time.Since(start)
+			if ttfa == 0 {
+				ttfa = el
+			}
+			audioS := float64(res.samples) / 24000
+			logf("%6.2f s of audio  frames %4d  RTF %.2f  TTFA %.0f ms", audioS, ev.Chunk.First+ev.Chunk.Frames,
+				el.Seconds()/max(audioS, 1e-9), float64(ttfa.Microseconds())/1e3)
+		case core.EventEnd:
+			res.end = ev.End
+		}
+	}
+	res.wall = time.Since(start)
+	stop()
+	if err := <-ran; err != nil && !errors.Is(err, context.Canceled) {
+		return nil, err
+	}
+	return res, werr
+}
+
+// formatTTFA renders the time to first audio and its attribution (the
+// stream's timeline; tokenization measured before Submit) as a table.
+func formatTTFA(tokMS float64, tl core.Timeline) string {
+	if tl.FirstRead == 0 {
+		return "time to first audio: no audio\n"
+	}
+	d := func(a, b time.Duration) float64 { return float64((b - a).Microseconds()) / 1e3 }
+	rows := []struct {
+		name string
+		ms   float64
+	}{
+		{"tokenization", tokMS},
+		{"queueing (submit → admitted)", d(tl.Submitted, tl.Admitted)},
+		{"prefill", d(tl.Admitted, tl.Prefilled)},
+		{"first frames (prefill → first chunk cut)", d(tl.Prefilled, tl.FirstCut)},
+		{"hop (cut → codec stage)", d(tl.FirstCut, tl.FirstGot)},
+		{"first decode", d(tl.FirstGot, tl.FirstDecoded)},
+		{"hand-off (decoded → read)", d(tl.FirstDecoded, tl.FirstRead)},
+	}
+	total := tokMS + d(tl.Submitted, tl.FirstRead)
+	var b []byte
+	b = fmt.Appendf(b, "| time to first audio | ms | share |\n|---|---|---|\n")
+	for _, r := range rows {
+		b = fmt.Appendf(b, "| %s | %.1f | %.1f%% |\n", r.name, r.ms, 100*r.ms/max(total, 1e-9))
+	}
+	b = fmt.Appendf(b, "| **total** | %.1f | 100%% |\n", total)
+	return string(b)
+}
