@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/omni-tts/omni/codec"
 	"github.com/omni-tts/omni/stats"
@@ -31,6 +32,8 @@ type codecStage struct {
 	codes   [][][Codebooks]int32
 	pcm     [][]float32
 	round   []*Chunk
+
+	live atomic.Int64 // decoder states open
 
 	decodeMS, callMS *stats.Counter
 }
@@ -153,6 +156,7 @@ func (st *codecStage) decodeRound(round []*Chunk, now func() float64) error {
 				continue
 			}
 			s.dec = d
+			st.live.Add(1)
 		}
 		c.PCM = make([]float32, c.Frames*st.spf)
 		st.streams = append(st.streams, s.dec)
@@ -232,5 +236,6 @@ func (s *Stream) closeDecoder() {
 	if s.dec != nil {
 		s.dec.Close()
 		s.dec = nil
+		s.stage.live.Add(-1)
 	}
 }

@@ -245,6 +245,9 @@ type Load struct {
 	Running, Waiting int
 	KVBytes          int64 // KV reserved by running streams
 	Steps            uint64
+	// Decoders is the codec decoder states open (streams whose audio is
+	// being decoded); 0 without a codec.
+	Decoders int
 }
 
 // Load returns the current load. Call it between steps (or from the step
@@ -253,6 +256,9 @@ func (e *Engine) Load() Load {
 	e.stepMu.Lock()
 	l := Load{Running: len(e.running), KVBytes: e.kvUsed, Steps: e.steps}
 	e.stepMu.Unlock()
+	if st := e.hop.stage; st != nil {
+		l.Decoders = int(st.live.Load())
+	}
 	e.mu.Lock()
 	l.Waiting = len(e.waiting)
 	e.mu.Unlock()

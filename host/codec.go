@@ -116,9 +116,31 @@ func openCodecStage(o *Options) (*codec.Model, *simd.Backend, error) {
 	}
 	cb := simd.NewBackend(threads)
 	m, err := OpenCodec(spec, cb, o.Codec.Precision)
+	if err == nil {
+		err = warmCodec(m)
+	}
 	if err != nil {
+		if m != nil {
+			m.Close()
+		}
 		cb.Close()
 		return nil, nil, err
 	}
 	return m, cb, nil
+}
+
+// warmCodec decodes two frames on a throwaway stream so the first request
+// does not pay for the decoder's scratch buffers (its time to first audio
+// would otherwise carry them).
+func warmCodec(m *codec.Model) error {
+	s, err := m.NewStream()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	frames := make([][codec.Codebooks]int32, 2)
+	if err := s.Decode(frames, make([]float32, 2*m.SamplesPerFrame())); err != nil {
+		return fmt.Errorf("host: codec warm-up: %w", err)
+	}
+	return nil
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"os"
 
+	"github.com/omni-tts/omni/audio"
 	"github.com/omni-tts/omni/core"
 	"github.com/omni-tts/omni/host"
 )
@@ -46,4 +48,41 @@ func ExampleOpen() {
 		}
 	}
 	// Output: frames: 8 end: length
+}
+
+// Speak a text into a WAV file as the audio is made: the engine decodes each
+// chunk of codes with the stream's own codec state and the chunk events
+// carry the PCM (24 kHz mono float32).
+func ExampleEngine_Request() {
+	ctx := context.Background()
+	e, err := host.Open(ctx, host.Options{Model: "synth:tiny"}) // its codec comes along
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer e.Close()
+	go e.Run(ctx)
+	req, err := e.Request(core.TextInput{Text: "Hello, world."})
+	if err != nil {
+		log.Fatal(err)
+	}
+	req.MaxFrames, req.Talker.Seed = 10, core.Seed(1)
+	s, err := e.Submit(ctx, req)
+	if err != nil {
+		log.Fatal(err)
+	}
+	f, err := os.CreateTemp("", "hello-*.wav")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.Remove(f.Name())
+	w, _ := audio.NewWAVWriter(f, 24000, 1)
+	for ev, err := s.Next(ctx); err == nil; ev, err = s.Next(ctx) {
+		if ev.Kind == core.EventChunk {
+			w.Write(ev.Chunk.PCM) // playable as it arrives
+		}
+	}
+	w.Close() // patches the sizes (a pipe keeps "unknown length")
+	fmt.Println(w.Samples(), "samples:", s.End().Frames, "frames of 1920")
+	f.Close()
+	// Output: 19200 samples: 10 frames of 1920
 }

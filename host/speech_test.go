@@ -1,0 +1,235 @@
+package host_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/omni-tts/omni/core"
+	"github.com/omni-tts/omni/host"
+	"github.com/omni-tts/omni/simd"
+)
+
+// heard is what a reader took from one stream.
+type heard struct {
+	codes [][core.Codebooks]int32
+	pcm   []float32
+	end   core.End
+}
+
+// listen reads s to its end, collecting frames and audio; pause (if set) is
+// called after each chunk (a slow reader).
+func listen(t *testing.T, s *core.Stream, pause func()) heard {
+	t.Helper()
+	var h heard
+	for {
+		ev, err := s.Next(context.Background())
+		if err == io.EOF {
+			return h
+		}
+		if err != nil {
+			t.Errorf("stream %s: %v", s.ID(), err)
+			return h
+		}
+		switch ev.Kind {
+		case core.EventFrame:
+			h.codes = append(h.codes, ev.Frame.Codes)
+		case core.EventChunk:
+			h.pcm = append(h.pcm, ev.Chunk.PCM...)
+			if pause != nil {
+				pause()
+			}
+		case core.EventEnd:
+			h.end = ev.End
+		}
+	}
+}
+
+// decodeAlone decodes codes with the codec alone (one stream, one call) on
+// synth:tiny's codec.
+func decodeAlone(t *testing.T, codes [][core.Codebooks]int32) []float32 {
+	t.Helper()
+	b := simd.NewBackend(1)
+	defer b.Close()
+	m, err := host.OpenCodec("synth:tiny", b, "fp32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	s, err := m.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	pcm := make([]float32, len(codes)*m.SamplesPerFrame())
+	if err := s.Decode(codes, pcm); err != nil {
+		t.Fatal(err)
+	}
+	return pcm
+}
+
+// sameBits reports the first index where a and b differ bit for bit (-1:
+// none; len mismatch: the shorter length).
+func sameBits(a, b []float32) int {
+	for i := range min(len(a), len(b)) {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			return i
+		}
+	}
+	if len(a) != len(b) {
+		return min(len(a), len(b))
+	}
+	return -1
+}
+
+// TestSpeechIsTheCompositionOfItsParts: text → audio through the engine
+// gives the codes of the same seeded request on an engine without a codec,
+// and those codes decoded by the codec alone give the very samples.
+func TestSpeechIsTheCompositionOfItsParts(t *testing.T) {
+	ctx := context.Background()
+	run := func(off bool) heard {
+		e, err := host.Open(ctx, host.Options{Model: "synth:tiny", Codec: host.CodecOptions{Off: off}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		go e.Run(ctx)
+		req, err := e.Request(core.TextInput{Text: "Hello, world. How are you today?"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.MaxFrames, req.Talker.MinTokens = 30, 30
+		req.Talker.Seed, req.Predictor.Seed = core.Seed(7), core.Seed(8)
+		s, err := e.Submit(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return listen(t, s, nil)
+	}
+	with, without := run(false), run(true)
+	if with.end.Reason != core.EndLength || len(with.codes) != 30 {
+		t.Fatalf("with codec: end %v after %d frames, want length after 30", with.end.Reason, len(with.codes))
+	}
+	if len(without.pcm) != 0 {
+		t.Fatalf("codec off: %d samples, want none", len(without.pcm))
+	}
+	for i := range with.codes {
+		if with.codes[i] != without.codes[i] {
+			t.Fatalf("frame %d: codes %v with the codec, %v without", i, with.codes[i], without.codes[i])
+		}
+	}
+	if len(with.pcm) != 30*1920 {
+		t.Fatalf("%d samples, want 30 × 1920", len(with.pcm))
+	}
+	alone := decodeAlone(t, with.codes)
+	if i := sameBits(with.pcm, alone); i >= 0 {
+		t.Fatalf("sample %d: engine %v, codec alone %v", i, with.pcm[i], alone[i])
+	}
+}
+
+// TestSpeechCancelsAndSlowReaders runs many streams with random cancels and
+// slow readers over a small unread-audio bound (so slow readers park): every
+// stream ends, every stream not cancelled gets the audio of its codes (the
+// codec alone on them, bit for bit), and afterwards no KV, decoder state or
+// goroutine is left.
+func TestSpeechCancelsAndSlowReaders(t *testing.T) {
+	ctx := context.Background()
+	base := runtime.NumGoroutine()
+	eng := core.Config{MaxUnreadMS: 160} // two frames: slow readers park
+	e, err := host.Open(ctx, host.Options{Model: "synth:tiny", MaxBatch: 4, Engine: eng, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	ran := make(chan error, 1)
+	go func() { ran <- e.Run(runCtx) }()
+	rng := rand.New(rand.NewPCG(1, 2))
+	n := 12
+	if testing.Short() {
+		n = 8
+	}
+	type result struct {
+		h         heard
+		cancelled bool
+	}
+	results := make([]result, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		req, err := e.Request(core.TextInput{Text: "One two three."})
+		if err != nil {
+			t.Fatal(err)
+		}
+		frames := 6 + rng.IntN(20)
+		req.MaxFrames, req.Talker.MinTokens = frames, frames
+		req.Talker.Seed = core.Seed(int64(i))
+		sctx, cancel := context.WithCancel(ctx)
+		s, err := e.Submit(sctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kind := rng.IntN(3) // 0: plain, 1: slow reader, 2: cancelled
+		after := time.Duration(rng.IntN(30)) * time.Millisecond
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer cancel()
+			var pause func()
+			switch kind {
+			case 1:
+				pause = func() { time.Sleep(15 * time.Millisecond) }
+			case 2:
+				time.AfterFunc(after, cancel)
+			}
+			results[i] = result{h: listen(t, s, pause), cancelled: kind == 2}
+		}()
+	}
+	wg.Wait()
+	l, err := e.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.KVBytes != 0 || l.Running != 0 || l.Decoders != 0 {
+		t.Errorf("after every stream ended: %+v, want no KV, stream or decoder state", l)
+	}
+	for i, r := range results {
+		h := r.h
+		switch h.end.Reason {
+		case core.EndLength:
+		case core.EndCancelled:
+			if !r.cancelled {
+				t.Errorf("stream %d: cancelled, but no one cancelled it", i)
+			}
+			continue
+		default:
+			t.Errorf("stream %d: end %v (%v)", i, h.end.Reason, h.end.Err)
+			continue
+		}
+		if len(h.pcm) != len(h.codes)*1920 {
+			t.Errorf("stream %d: %d samples for %d frames", i, len(h.pcm), len(h.codes))
+			continue
+		}
+		if j := sameBits(h.pcm, decodeAlone(t, h.codes)); j >= 0 {
+			t.Errorf("stream %d: sample %d differs from the codec alone on its codes", i, j)
+		}
+	}
+	stop()
+	if err := <-ran; err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if g := runtime.NumGoroutine(); g > base {
+		t.Errorf("%d goroutines after Close, %d before Open", g, base)
+	}
+}
