@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// soxSamples returns sox's view of a WAV: rate, channels and the samples it
+// reads (sox decodes the data; for a pipe-written WAV the header's sizes
+// are the unknown-length sentinel and sox reads to the end of the data).
+func soxSamples(t *testing.T, path string) (rate, channels string, samples int) {
+	t.Helper()
+	info := func(flag string) string {
+		out, err := exec.Command("sox", "--i", flag, path).Output()
+		if err != nil {
+			t.Fatalf("sox --i %s %s: %v", flag, path, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	raw, err := exec.Command("sox", path, "-t", "raw", "-e", "signed-integer", "-b", "16", "-").Output()
+	if err != nil {
+		t.Fatalf("sox %s -t raw: %v", path, err)
+	}
+	return info("-r"), info("-c"), len(raw) / 2
+}
+
+// TestSayWAVReadBySox writes 12 frames of synth:tiny speech to a file and to
+// stdout (a stream: unknown-length sizes) and has sox (Debian's, an
+// independent reader) check rate, channels and length = frames × 1920.
+func TestSayWAVReadBySox(t *testing.T) {
+	if _, err := exec.LookPath("sox"); err != nil {
+		t.Skip("sox not installed (apt-get install -y sox): the WAV is not checked by an independent reader")
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file.wav")
+	args := []string{"say", "Hello, world.", "--model", "synth:tiny", "--max-frames", "12", "--min-frames", "12", "--seed", "3", "-q"}
+	var stderr bytes.Buffer
+	if code := run(append(args, "-o", file), &bytes.Buffer{}, &stderr); code != 0 {
+		t.Fatalf("say -o file: exit %d: %s", code, stderr.String())
+	}
+	var stdout bytes.Buffer
+	if code := run(append(args, "-o", "-"), &stdout, &stderr); code != 0 {
+		t.Fatalf("say -o -: exit %d: %s", code, stderr.String())
+	}
+	pipe := filepath.Join(dir, "pipe.wav")
+	if err := os.WriteFile(pipe, stdout.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{file, pipe} {
+		rate, ch, n := soxSamples(t, p)
+		if rate != "24000" || ch != "1" || n != 12*1920 {
+			t.Errorf("%s: sox reads rate %s, %s channel(s), %d samples; want 24000, 1, %d", filepath.Base(p), rate, ch, n, 12*1920)
+		}
+	}
+	a, _ := os.ReadFile(file)
+	b := stdout.Bytes()
+	if len(a) != len(b) || !bytes.Equal(a[44:], b[44:]) {
+		t.Errorf("file and pipe output differ past the header (%d and %d bytes)", len(a), len(b))
+	}
+}
+
+// TestSayRawFormats: --format pcm is the WAV's data, f32 four bytes a sample.
+func TestSayRawFormats(t *testing.T) {
+	args := []string{"say", "Hi.", "--model", "synth:tiny", "--max-frames", "4", "--min-frames", "4", "--seed", "3", "-q", "-o", "-"}
+	var wav, pcm, f32, stderr bytes.Buffer
+	for _, c := range []struct {
+		buf    *bytes.Buffer
+		format string
+	}{{&wav, "wav"}, {&pcm, "pcm"}, {&f32, "f32"}} {
+		if code := run(append(args, "--format", c.format), c.buf, &stderr); code != 0 {
+			t.Fatalf("--format %s: exit %d: %s", c.format, code, stderr.String())
+		}
+	}
+	if !bytes.Equal(wav.Bytes()[44:], pcm.Bytes()) || pcm.Len() != 4*1920*2 || f32.Len() != 4*1920*4 {
+		t.Errorf("wav data %d bytes, pcm %d (equal: %v), f32 %d; want pcm = wav data = %d, f32 %d",
+			wav.Len()-44, pcm.Len(), bytes.Equal(wav.Bytes()[44:], pcm.Bytes()), f32.Len(), 4*1920*2, 4*1920*4)
+	}
+}
