@@ -12,12 +12,13 @@ import (
 // with the weight-read floor measured in the same run.
 type benchE2ECmd struct {
 	engineFlags
-	Streams int  `default:"1" help:"Streams submitted together (${default})."`
-	Frames  int  `default:"50" help:"Frames per stream; EOS is masked so every stream runs all of them (${default})."`
-	Warmup  int  `default:"4" help:"Frames of a warm-up pass before the timed run (${default})."`
-	Repeat  int  `default:"5" help:"With --wasm: timed repetitions, native and WASI stepped in lockstep (${default})."`
-	JSON    bool `name:"json" help:"Print one JSON object on stdout."`
-	Wasm    bool `help:"Run the engine as the WASI guest (wazero), with the native figure measured in the same run."`
+	Streams   int  `default:"1" help:"Streams submitted together (${default})."`
+	Frames    int  `default:"50" help:"Frames per stream; EOS is masked so every stream runs all of them (${default})."`
+	Warmup    int  `default:"4" help:"Frames of a warm-up pass before the timed run (${default})."`
+	Repeat    int  `default:"5" help:"With --wasm: timed repetitions, native and WASI stepped in lockstep (${default})."`
+	JSON      bool `name:"json" help:"Print one JSON object on stdout."`
+	Wasm      bool `help:"Run the engine as the WASI guest (wazero), with the native figure measured in the same run (codes only)."`
+	CodesOnly bool `name:"codes-only" help:"Generation alone, no codec (the figure before audio): ms per frame against the weight-read floor."`
 }
 
 // Run implements "omni bench e2e".
@@ -29,6 +30,9 @@ func (c *benchE2ECmd) Run(g *Globals, ctx context.Context) error {
 		return c.runWasm(g, ctx)
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(g.Stderr, "bench e2e: "+format+"\n", a...) }
+	if !c.CodesOnly {
+		return c.runSpeech(g, ctx, logf)
+	}
 	e, err := c.openEngine(ctx, g, c.Streams, host.Native, logf)
 	if err != nil {
 		return err
@@ -60,4 +64,30 @@ func (c *benchE2ECmd) checkShape() error {
 // sentence's length of text per stream.
 func (e *openedEngine) e2eOptions(streams, frames, warmup int) bench.E2EOptions {
 	return bench.E2EOptions{Model: e.flags.Model, Threads: e.threads, Streams: streams, Frames: frames, Warmup: warmup, TextLen: len(demoTextIDs)}
+}
+
+// runSpeech is bench e2e with audio: the engine's codec stage on, every
+// stream read by a player as the audio comes.
+func (c *benchE2ECmd) runSpeech(g *Globals, ctx context.Context, logf func(string, ...any)) error {
+	c.audio = true
+	e, err := c.openEngine(ctx, g, c.Streams, host.Native, logf)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	rep, err := bench.Speech(ctx, e, e.rec, e.speechOptions(c.Streams, c.Frames, c.Warmup), logf)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return encodeJSON(g.Stdout, rep, true)
+	}
+	rep.WriteText(g.Stdout)
+	return nil
+}
+
+// speechOptions is the workload of bench e2e with audio on e.
+func (e *openedEngine) speechOptions(streams, frames, warmup int) bench.SpeechOptions {
+	return bench.SpeechOptions{Model: e.flags.Model, CodecPrecision: e.flags.CodecPrec, ModelThreads: e.threads, CodecThreads: e.codecThreads,
+		Streams: streams, Frames: frames, Warmup: warmup, TextLen: len(demoTextIDs)}
 }
