@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/omni-tts/omni/core"
 	"github.com/omni-tts/omni/host"
 	"github.com/omni-tts/omni/predictor"
 )
@@ -33,6 +35,9 @@ type inspectReport struct {
 	Tensors      []inspectTensor            `json:"tensors"`
 	ReadSeconds  float64                    `json:"read_seconds,omitempty"`
 	ReadGBPerSec float64                    `json:"read_gb_per_s,omitempty"`
+	Languages    []string                   `json:"languages"`
+	Speakers     []string                   `json:"speakers"`
+	ModelType    string                     `json:"model_type"`
 }
 
 type inspectTensor struct {
@@ -58,6 +63,8 @@ func (c *modelInspectCmd) Run(g *Globals, _ context.Context) error {
 			"text": cfg.TextVocab, "text_hidden": cfg.TextHidden,
 		},
 	}
+	ids := core.IDsFromConfig(cfg)
+	r.Languages, r.Speakers, r.ModelType = ids.LanguageNames(), ids.SpeakerNames(), ids.ModelKind
 	ts := src.Tensors()
 	for _, t := range ts {
 		r.Tensors = append(r.Tensors, inspectTensor{Name: t.Name, DType: string(t.DType), Shape: t.Shape, Bytes: t.Size})
@@ -101,6 +108,9 @@ func (c *modelInspectCmd) Run(g *Globals, _ context.Context) error {
 	fmt.Fprintf(w, "ids       codec pad %d bos %d eos %d think %d nothink %d think_bos %d think_eos %d; tts pad %d bos %d eos %d\n",
 		cfg.CodecPad, cfg.CodecBos, cfg.CodecEos, cfg.CodecThink, cfg.CodecNothink, cfg.CodecThinkBos, cfg.CodecThinkEos,
 		cfg.TTSPad, cfg.TTSBos, cfg.TTSEos)
+	fmt.Fprintf(w, "type      %s (takes an instruction: %v, default layout %s)\n", orNone(r.ModelType), ids.TakesInstruct, core.DefaultLayout(ids.ModelKind))
+	fmt.Fprintf(w, "languages %s\n", strings.Join(r.Languages, ", "))
+	fmt.Fprintf(w, "speakers  %s\n", orNone(strings.Join(r.Speakers, ", ")))
 	fmt.Fprintf(w, "tensors   %d, %d parameters, %d bytes\n", r.TensorCount, r.Parameters, r.TotalBytes)
 	for _, t := range r.Tensors {
 		fmt.Fprintf(w, "  %-62s %-5s %-14s %d\n", t.Name, t.DType, fmt.Sprint(t.Shape), t.Bytes)
@@ -109,4 +119,12 @@ func (c *modelInspectCmd) Run(g *Globals, _ context.Context) error {
 		fmt.Fprintf(w, "read      every float tensor once: %.2f s, %.2f GB/s of float32 output\n", r.ReadSeconds, r.ReadGBPerSec)
 	}
 	return nil
+}
+
+// orNone returns s, or "none" when empty.
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
