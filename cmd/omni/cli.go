@@ -52,6 +52,7 @@ type CLI struct {
 	Model       modelCmd       `cmd:"" help:"Synthetic checkpoints and checkpoint inspection (synth, inspect)."`
 	Pull        pullCmd        `cmd:"" help:"Download a Qwen3-TTS checkpoint from the Hugging Face hub into the HF cache (then --model ORG/NAME)."`
 	Tokenize    tokenizeCmd    `cmd:"" help:"Print the token ids of a text (--decode: the text of ids)."`
+	Decode      decodeCmd      `cmd:"" help:"Decode codec frames (the JSON omni run writes) to a 16-bit PCM WAV."`
 }
 
 // exitCoder lets a command choose the process exit status (conformance
