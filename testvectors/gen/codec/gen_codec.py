@@ -41,9 +41,10 @@ GEOMETRIES = {
                    sliding_window=3, upsampling_ratios=[2], upsample_rates=[2, 2, 3, 1],
                    rms_norm_eps=1e-5, rope_theta=10000.0),
     # every matrix and conv input a multiple of 32 wide: the geometry of the int8 cases.
-    "tiny-q": dict(codebook_size=32, codebook_dim=64, latent_dim=64, decoder_dim=512, hidden_size=32,
+    # three vocoder blocks (the block count comes from upsample_rates).
+    "tiny-q": dict(codebook_size=32, codebook_dim=64, latent_dim=64, decoder_dim=256, hidden_size=32,
                    intermediate_size=64, num_hidden_layers=2, num_attention_heads=2, head_dim=32,
-                   sliding_window=4, upsampling_ratios=[2, 2], upsample_rates=[2, 2, 3, 1],
+                   sliding_window=4, upsampling_ratios=[2, 2], upsample_rates=[2, 3, 2],
                    rms_norm_eps=1e-5, rope_theta=10000.0),
 }
 
