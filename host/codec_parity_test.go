@@ -118,3 +118,84 @@ func sameBits(a, b []float32) bool {
 	}
 	return true
 }
+
+// TestCodecWASIReplay loads the synthetic tiny codec on the host through
+// the recorder (the weights host-owned, as an engine's codec stage would
+// be), decodes with it natively through the recorder's ops, then has the
+// guest replay that load (codec.Replay: no weight enters guest memory) and
+// decode in a streamed split: both must give the bits of a plain native
+// decode, and the guest must leave only the host's handles behind.
+func TestCodecWASIReplay(t *testing.T) {
+	cfg := codec.TinyConfig()
+	const seed, frames, threads = 5, 8, 2
+	codes := make([][codec.Codebooks]int32, frames)
+	for i := range codes {
+		for k := range codes[i] {
+			codes[i][k] = int32((i*7 + k*5 + 3) % cfg.CodebookSize)
+		}
+	}
+	split := []int{3, 5}
+	nb := simd.NewBackend(threads)
+	defer nb.Close()
+	st := newHostState(nb, nil, 1<<30)
+	v, err := newVM(context.Background(), st, vmConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.close(context.Background())
+	in, err := v.newInstance(context.Background(), st, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.discard()
+	cfgJSON, err := cfg.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, prec := range []string{"fp32", "mixed"} {
+		want := nativeCodec(t, cfg, seed, prec, codes, []int{frames}, threads)
+		rec := &recorder{s: st}
+		m, err := codec.NewSynthetic(cfg, seed, rec, prec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loaded := append([]abi.Created(nil), rec.log...) // the load's handles, not the stream's below
+		s, err := m.NewStream()
+		if err != nil {
+			t.Fatal(err)
+		}
+		viaRec := make([]float32, len(want))
+		if err := s.Decode(codes, viaRec); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		if !sameBits(viaRec, want) {
+			t.Fatalf("%s: decode through the recorder's handles differs from a plain native decode", prec)
+		}
+		live := st.table.live
+		got, err := in.codecDecode(&abi.CodecSpec{Load: &abi.CodecLoad{Config: cfgJSON, Precision: prec, Created: loaded},
+			Codes: codes, Pushes: split})
+		if err != nil {
+			t.Fatalf("%s: %v", prec, err)
+		}
+		if !sameBits(got, want) {
+			t.Fatalf("%s: the guest's decode on the replayed load differs from native", prec)
+		}
+		if n := st.table.count(in.owner); n != 0 || st.used != 0 || st.table.live != live {
+			t.Errorf("%s: after the guest's decode: %d guest handles, %d bytes charged, %d live (want 0, 0, %d)", prec, n, st.used, st.table.live, live)
+		}
+		// A log that does not match the load is refused, not run.
+		bad := append([]abi.Created(nil), loaded...)
+		bad[3].Dims = append([]int{bad[3].Dims[0] + 1}, bad[3].Dims[1:]...)
+		if _, err := in.codecDecode(&abi.CodecSpec{Load: &abi.CodecLoad{Config: cfgJSON, Precision: prec, Created: bad},
+			Codes: codes}); err == nil {
+			t.Errorf("%s: a replay log with a wrong shape was accepted", prec)
+		}
+		if err := m.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st.table.live != 0 {
+		t.Errorf("%d handles live after the host closed its loads", st.table.live)
+	}
+}

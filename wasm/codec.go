@@ -18,9 +18,12 @@ func (s *Session) decodeCodec(spec *abi.CodecSpec, r *abi.Reply) error {
 	defer b.FreeAll()
 	var m *codec.Model
 	var err error
-	if spec.Dir != "" {
+	switch {
+	case spec.Load != nil:
+		m, err = b.ReplayCodec(spec.Load)
+	case spec.Dir != "":
 		m, err = codec.Load(spec.Dir, b, spec.Precision)
-	} else {
+	default:
 		var cfg codec.Config
 		if cfg, err = codec.ParseConfig(spec.Config); err != nil {
 			return fmt.Errorf("wasm: codec command: %w", err)

@@ -221,3 +221,28 @@ func (b *Backend) WindowAttention(out, qkv []float32, m int, kv, pos []int32, la
 	return check(abi.OpWindowAttention, hostWindowAttention(ptr(out), int32(len(out)), ptr(qkv), int32(len(qkv)), a[0],
 		ptr(kv), int32(len(kv)), ptr(pos), int32(len(pos)), a[1], a[2], a[3], theta))
 }
+
+// ReplayCodec builds the codec decoder the host loaded (l) by replaying
+// its log: codec.Replay makes the load's calls, this backend answers each
+// from l.Created and checks it asks for the object the host made. The
+// model runs on the host's weights; only its streams' window KV states are
+// the guest's.
+func (b *Backend) ReplayCodec(l *abi.CodecLoad) (*codec.Model, error) {
+	if l == nil {
+		return nil, fmt.Errorf("wasm: codec replay without a load")
+	}
+	cfg, err := codec.ParseConfig(l.Config)
+	if err != nil {
+		return nil, fmt.Errorf("wasm: codec replay: %w", err)
+	}
+	var m *codec.Model
+	err = b.Replay(l.Created, func() error {
+		var err error
+		m, err = codec.Replay(cfg, b, l.Precision)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("wasm: codec replay: %w", err)
+	}
+	return m, nil
+}

@@ -31,9 +31,11 @@ type Command struct {
 // the native-vs-WASI parity check of the codec graph. The model is the
 // codec directory Dir (read from the guest's read-only filesystem) or, when
 // Dir is empty, the synthetic codec of Config (a speech_tokenizer
-// config.json) and Seed (codec.NewSynthetic). The frames are decoded on one
-// stream in the given pushes (nil: one call).
+// config.json) and Seed (codec.NewSynthetic), or, when Load is set, the
+// decoder the host loaded (replayed, see CodecLoad). The frames are decoded
+// on one stream in the given pushes (nil: one call).
 type CodecSpec struct {
+	Load      *CodecLoad      `json:"load,omitempty"`
 	Dir       string          `json:"dir,omitempty"`
 	Config    json.RawMessage `json:"config,omitempty"`
 	Seed      uint64          `json:"seed,omitempty"`
@@ -75,6 +77,19 @@ type EngineSpec struct {
 	MaxLen    int             `json:"max_len,omitempty"`
 	Path      string          `json:"path,omitempty"`
 	Engine    json.RawMessage `json:"engine,omitempty"` // a core.Config without model, ids and injected dependencies
+	Codec     *CodecLoad      `json:"codec,omitempty"`  // the codec stage's decoder, when the engine has one
+}
+
+// CodecLoad is a codec decoder the host loaded natively through its
+// recorder, for the guest to replay (wasm.Backend.ReplayCodec, which runs
+// codec.Replay): its speech_tokenizer config.json, the precision it was
+// loaded in, and the handles the host made, in call order. The weights are
+// host-owned and never enter guest memory; the guest makes only its
+// streams' window KV states.
+type CodecLoad struct {
+	Config    json.RawMessage `json:"config"`
+	Precision string          `json:"precision"`
+	Created   []Created       `json:"created"`
 }
 
 // ProbeSpec asks the guest to run its model directly (no engine): a
