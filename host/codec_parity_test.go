@@ -154,12 +154,14 @@ func TestCodecWASIReplay(t *testing.T) {
 	}
 	for _, prec := range []string{"fp32", "mixed"} {
 		want := nativeCodec(t, cfg, seed, prec, codes, []int{frames}, threads)
-		rec := &recorder{s: st}
-		m, err := codec.NewSynthetic(cfg, seed, rec, prec)
+		m, load, err := recordCodec(st, func(b codec.Backend) (*codec.Model, error) { return codec.NewSynthetic(cfg, seed, b, prec) })
 		if err != nil {
 			t.Fatal(err)
 		}
-		loaded := append([]abi.Created(nil), rec.log...) // the load's handles, not the stream's below
+		if load.Precision != prec || string(load.Config) != string(cfgJSON) {
+			t.Fatalf("recorded load says %s, %s; want %s, %s", load.Precision, load.Config, prec, cfgJSON)
+		}
+		before := st.used
 		s, err := m.NewStream()
 		if err != nil {
 			t.Fatal(err)
@@ -168,13 +170,18 @@ func TestCodecWASIReplay(t *testing.T) {
 		if err := s.Decode(codes, viaRec); err != nil {
 			t.Fatal(err)
 		}
+		if got, want := st.table.live, len(load.Created)+1; got != want {
+			t.Errorf("%s: %d live handles with one host stream, want the load's %d and its window state", prec, got, want-1)
+		}
 		s.Close()
+		if st.used != before {
+			t.Errorf("%s: host-owned objects charged %d bytes to the instance", prec, st.used-before)
+		}
 		if !sameBits(viaRec, want) {
 			t.Fatalf("%s: decode through the recorder's handles differs from a plain native decode", prec)
 		}
 		live := st.table.live
-		got, err := in.codecDecode(&abi.CodecSpec{Load: &abi.CodecLoad{Config: cfgJSON, Precision: prec, Created: loaded},
-			Codes: codes, Pushes: split})
+		got, err := in.codecDecode(&abi.CodecSpec{Load: load, Codes: codes, Pushes: split})
 		if err != nil {
 			t.Fatalf("%s: %v", prec, err)
 		}
@@ -185,7 +192,7 @@ func TestCodecWASIReplay(t *testing.T) {
 			t.Errorf("%s: after the guest's decode: %d guest handles, %d bytes charged, %d live (want 0, 0, %d)", prec, n, st.used, st.table.live, live)
 		}
 		// A log that does not match the load is refused, not run.
-		bad := append([]abi.Created(nil), loaded...)
+		bad := append([]abi.Created(nil), load.Created...)
 		bad[3].Dims = append([]int{bad[3].Dims[0] + 1}, bad[3].Dims[1:]...)
 		if _, err := in.codecDecode(&abi.CodecSpec{Load: &abi.CodecLoad{Config: cfgJSON, Precision: prec, Created: bad},
 			Codes: codes}); err == nil {

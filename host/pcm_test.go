@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/omni-tts/omni/codec"
 	"github.com/omni-tts/omni/simd"
 	"github.com/omni-tts/omni/wasm/abi"
 )
@@ -51,5 +52,26 @@ func TestPCMReferenceChecks(t *testing.T) {
 	}
 	if r, err := in.Ping(1); err != nil || r != 1+abi.Version {
 		t.Errorf("after refused references the instance answers %d, %v; want %d", r, err, 1+abi.Version)
+	}
+}
+
+// TestCodecStreamBytes checks the host's charge for one stream's codec
+// state at the real geometry against the worked number (k and v, fp32, 8
+// layers × 72 positions × 16 heads × 64, plus 8 next positions) and
+// against what the native backend reports for that state.
+func TestCodecStreamBytes(t *testing.T) {
+	cfg := codec.RealConfig()
+	const want = 2*4*8*72*16*64 + 4*8 // 4,718,624
+	if got := codecStreamBytes(cfg); got != want {
+		t.Errorf("codecStreamBytes(real) = %d, want %d", got, want)
+	}
+	nb := simd.NewBackend(1)
+	defer nb.Close()
+	h, err := nb.NewWindowKV(cfg.Layers, cfg.Heads, cfg.HeadDim, cfg.SlidingWindow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := nb.Bytes(h); err != nil || n != want {
+		t.Errorf("native window state of the real geometry: %d bytes (%v), host charges %d", n, err, want)
 	}
 }
