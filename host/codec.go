@@ -12,9 +12,9 @@ import (
 	"github.com/omni-tts/omni/simd"
 )
 
-// CodecOptions configure the codec stage of an engine (the decoder that
+// CodecSettings configure the codec stage of an engine (the decoder that
 // turns each stream's codes into 24 kHz PCM as they are made).
-type CodecOptions struct {
+type CodecSettings struct {
 	// Off runs the engine without a codec: streams carry codes only.
 	Off bool
 	// Spec is a codec directory, a checkpoint directory holding

@@ -62,7 +62,7 @@ type Options struct {
 	Threads int
 	// Codec configures the codec stage (on by default: streams carry PCM);
 	// its Threads is the deploy profile's CodecThreads.
-	Codec CodecOptions
+	Codec CodecSettings
 	// MemoryPages caps the guest's memory (default DefaultMemoryPages).
 	MemoryPages uint32
 	// CacheDir holds compiled guests (default <user cache dir>/omni/wazero;

@@ -94,7 +94,7 @@ func sameBits(a, b []float32) int {
 func TestSpeechIsTheCompositionOfItsParts(t *testing.T) {
 	ctx := context.Background()
 	run := func(off bool) heard {
-		e, err := host.Open(ctx, host.Options{Model: "synth:tiny", Codec: host.CodecOptions{Off: off}})
+		e, err := host.Open(ctx, host.Options{Model: "synth:tiny", Codec: host.CodecSettings{Off: off}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -83,7 +83,7 @@ func (f *engineFlags) openEngine(ctx context.Context, g *Globals, maxBatch int, 
 	}
 	o := host.Options{Model: f.Model, Source: src, Precision: prec, Mode: mode, MaxBatch: maxBatch, Threads: threads,
 		Engine: f.engineConfig(prof), Stderr: g.Stderr,
-		Codec: host.CodecOptions{Off: !f.audio, Spec: f.Codec, Precision: f.CodecPrec, Threads: f.codecThreads(prof)}}
+		Codec: host.CodecSettings{Off: !f.audio, Spec: f.Codec, Precision: f.CodecPrec, Threads: f.codecThreads(prof)}}
 	oe.codecThreads = o.Codec.Threads
 	if mode == host.Native {
 		dir := f.StatsDir
