@@ -10,7 +10,8 @@ import (
 )
 
 // TestWASIOneKVBudget: the host lets a guest instance hold what its engine
-// built plus exactly the engine's KV budget, and no more; streams the
+// built plus exactly the engine's KV budget and its streams' codec window
+// states, and no more; streams the
 // engine admits under that budget run to their end in WASI mode as
 // natively (the engine's block-rounded reservations cover every cache the
 // guest allocates).
@@ -31,8 +32,11 @@ func TestWASIOneKVBudget(t *testing.T) {
 	we.mu.Lock()
 	fixed, budget := we.s.used, we.s.budget
 	we.mu.Unlock()
-	if budget != fixed+kv {
-		t.Fatalf("instance budget %d B, want what the engine built (%d) + its KV budget (%d)", budget, fixed, kv)
+	// The guest runs the codec stage: each of the MaxBatch streams may hold
+	// its codec window state on the host too.
+	win := 2 * codecStreamBytes(SynthCodecConfig("tiny"))
+	if budget != fixed+kv+win {
+		t.Fatalf("instance budget %d B, want what the engine built (%d) + its KV budget (%d) + 2 codec windows (%d)", budget, fixed, kv, win)
 	}
 	reqs := seededRequests(2, frames)
 	codes, ends := runAll(t, e, reqs)

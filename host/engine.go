@@ -11,6 +11,7 @@ import (
 	"github.com/omni-tts/omni/core"
 	"github.com/omni-tts/omni/predictor"
 	"github.com/omni-tts/omni/simd"
+	"github.com/omni-tts/omni/wasm/abi"
 )
 
 // Mode chooses where the control core runs.
@@ -83,6 +84,8 @@ type Options struct {
 	CallTimeout time.Duration
 	// GuestModule replaces the embedded guest (tests).
 	GuestModule []byte
+
+	codecLoad *abi.CodecLoad // WASI: the codec load each instance replays
 }
 
 // Engine is an omni engine in either mode behind one interface: Submit a
@@ -136,12 +139,6 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Codec.Threads < 0 {
 		return o, fmt.Errorf("host: codec threads %d below 0", o.Codec.Threads)
-	}
-	if o.Mode == WASI && !o.Codec.Off {
-		if o.Codec.Spec != "" {
-			return o, fmt.Errorf("host: codec %s: the codec stage does not run under WASI yet (the guest needs the codec host functions)", o.Codec.Spec)
-		}
-		o.Codec.Off = true // until then WASI engines carry codes only
 	}
 	if o.Mode != Native && o.Mode != WASI {
 		return o, fmt.Errorf("host: mode %d unknown", int(o.Mode))

@@ -6,6 +6,9 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
@@ -232,4 +235,69 @@ func TestSpeechCancelsAndSlowReaders(t *testing.T) {
 	if g := runtime.NumGoroutine(); g > base {
 		t.Errorf("%d goroutines after Close, %d before Open", g, base)
 	}
+}
+
+// TestSpeechNativeEqualsWASI: the same seeded text request with audio on a
+// native engine and on a WASI engine (the guest runs the codec stage inline,
+// its kernels as host functions, the PCM handed over in binary) gives the
+// same codes and the same samples bit for bit.
+func TestSpeechNativeEqualsWASI(t *testing.T) {
+	guest := guestModule(t)
+	ctx := context.Background()
+	run := func(mode host.Mode) heard {
+		e, err := host.Open(ctx, host.Options{Model: "synth:tiny", Mode: mode, GuestModule: guest, CacheDir: "-"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		go e.Run(ctx)
+		req, err := e.Request(core.TextInput{Text: "Native or not, the same."})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.MaxFrames, req.Talker.MinTokens = 20, 20
+		req.Talker.Seed, req.Predictor.Seed = core.Seed(5), core.Seed(6)
+		s, err := e.Submit(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return listen(t, s, nil)
+	}
+	n, w := run(host.Native), run(host.WASI)
+	if w.end.Reason != core.EndLength || len(w.pcm) != 20*1920 {
+		t.Fatalf("wasi: end %v (%v), %d samples; want length, %d", w.end.Reason, w.end.Err, len(w.pcm), 20*1920)
+	}
+	for i := range n.codes {
+		if n.codes[i] != w.codes[i] {
+			t.Fatalf("frame %d: native %v, wasi %v", i, n.codes[i], w.codes[i])
+		}
+	}
+	if i := sameBits(n.pcm, w.pcm); i >= 0 {
+		t.Fatalf("sample %d: native %v, wasi %v", i, n.pcm[i], w.pcm[i])
+	}
+}
+
+// guestModule builds the guest from the sources (the committed guest.wasm
+// is rebuilt only after a merge), skipping under -short or without the go
+// tool.
+func guestModule(t *testing.T) []byte {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the guest from the sources (slow on a cold cache)")
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("go tool not found (%v): cannot build the guest", err)
+	}
+	out := filepath.Join(t.TempDir(), "guest.wasm")
+	cmd := exec.Command(gobin, "build", "-buildmode=c-shared", "-trimpath", "-buildvcs=false", "-o", out, "../wasm/guest")
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0", "GOFLAGS=")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build the guest: %v\n%s", err, b)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -24,7 +24,7 @@ func event(w *abi.Event) core.Event {
 		ev.Frame = core.Frame{Index: w.Index, Codes: w.Codes, At: time.Duration(w.At), Step: w.Step}
 	case core.EventChunk:
 		ev.Chunk = core.Chunk{Index: w.Index, First: w.First, Frames: w.Frames, LeftContext: w.LeftContext, Final: w.Final,
-			ReadyAt: time.Duration(w.ReadyAt), PutAt: time.Duration(w.PutAt), GotAt: time.Duration(w.GotAt)}
+			ReadyAt: time.Duration(w.ReadyAt), PutAt: time.Duration(w.PutAt), GotAt: time.Duration(w.GotAt), DecodedAt: time.Duration(w.DecodedAt)}
 	case core.EventEnd:
 		var err error
 		if w.Err != "" {

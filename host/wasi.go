@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/omni-tts/omni/codec"
 	"github.com/omni-tts/omni/core"
 	"github.com/omni-tts/omni/predictor"
 	"github.com/omni-tts/omni/simd"
@@ -48,6 +49,19 @@ func openWASI(ctx context.Context, o Options, src predictor.Source, nb *simd.Bac
 	if err != nil {
 		return nil, err
 	}
+	var cl *abi.CodecLoad
+	if spec := o.codecSpec(); spec != "" {
+		// The guest runs the codec stage inline in its engine: the host
+		// loads the codec natively through the recorder (its weights stay
+		// host-owned) and each instance replays the load.
+		if _, cl, err = recordCodec(s, func(b codec.Backend) (*codec.Model, error) {
+			return OpenCodec(spec, b, o.Codec.Precision)
+		}); err != nil {
+			s.table.release(ownerHost, func(h int32) { nb.Free(h) })
+			return nil, err
+		}
+	}
+	o.codecLoad = cl
 	e, err := newWASIEngine(ctx, o, src, s, rec, nb)
 	if err != nil {
 		s.table.release(ownerHost, func(h int32) { nb.Free(h) })
@@ -96,7 +110,7 @@ func newWASIEngine(ctx context.Context, o Options, src predictor.Source, s *host
 		opts:   o, s: s, rec: rec, nb: nb, v: v, ctx: context.WithoutCancel(ctx),
 		spec: abi.EngineSpec{
 			Config: cfg, Precision: o.Precision.String(), Created: rec.log, Guards: guards,
-			MaxBatch: o.MaxBatch, MaxLen: o.MaxLen, Path: o.Path.String(), Engine: set,
+			MaxBatch: o.MaxBatch, MaxLen: o.MaxLen, Path: o.Path.String(), Engine: set, Codec: o.codecLoad,
 		},
 		streams: map[uint64]*wasiStream{},
 		wake:    make(chan struct{}, 1),
@@ -135,6 +149,12 @@ func (e *wasiEngine) instance() (*instance, error) {
 	// stream's cache takes); the host, which cannot trust the guest's count,
 	// lets the instance hold what its engine built plus that same budget.
 	if kv := e.opts.Engine.KVBudgetBytes; kv > 0 {
+		if cl := e.opts.codecLoad; cl != nil {
+			// and each stream's codec window state (host memory)
+			if cfg, err := codec.ParseConfig(cl.Config); err == nil {
+				kv += int64(e.opts.MaxBatch) * codecStreamBytes(cfg)
+			}
+		}
 		e.s.budget = min(e.s.ceiling, e.s.used+kv)
 	}
 	e.in = in
@@ -228,7 +248,18 @@ func (e *wasiEngine) Step() (bool, error) {
 		for i := range rep.Events {
 			ev := &rep.Events[i]
 			if st, ok := e.streams[ev.Stream]; ok {
-				if st.feed.Push(event(ev), e.clock()) {
+				ce := event(ev)
+				if ev.PCM != nil {
+					// the samples, copied out of guest memory before the next call
+					pcm, perr := in.pcm(*ev.PCM, nil)
+					if perr != nil {
+						in.discard()
+						e.lost(perr)
+						return false, perr
+					}
+					ce.Chunk.PCM = pcm
+				}
+				if st.feed.Push(ce, e.clock()) {
 					delete(e.streams, ev.Stream)
 				}
 			}

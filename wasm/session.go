@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/omni-tts/omni/codec"
 	"github.com/omni-tts/omni/core"
 	"github.com/omni-tts/omni/predictor"
 	"github.com/omni-tts/omni/wasm/abi"
@@ -28,6 +29,7 @@ type Session struct {
 	streams map[uint64]*stream
 	poll    context.Context // cancelled: makes Stream.Next a non-blocking poll
 	pcm     PCMStage        // samples the last reply handed to the host
+	codec   *codec.Model    // the engine's codec stage decoder (nil: codes only)
 
 	times            modelTimes // the model's calls
 	stepNS, encodeNS int64      // time in Step, in drain+encode
@@ -174,7 +176,15 @@ func (s *Session) create(spec *abi.EngineSpec) error {
 		return err
 	}
 	ec.Model, ec.IDs, ec.MaxBatch = nil, core.SpecialIDs{}, spec.MaxBatch
-	ec.Sink, ec.Clock, ec.Stats, ec.Inline = nil, nil, nil, true
+	ec.Sink, ec.Clock, ec.Stats, ec.Inline, ec.Codec = nil, nil, nil, true, nil
+	if spec.Codec != nil {
+		// The codec stage runs inline in Step, on the codec graph replayed
+		// from the host's load (its kernels are host functions).
+		if s.codec, err = s.b.ReplayCodec(spec.Codec); err != nil {
+			return fmt.Errorf("wasm: create: codec: %w", err)
+		}
+		ec.Codec = s.codec
+	}
 	wrap := func(m core.Model) core.Model { s.model = timed(m, &s.times); return s.model }
 	if s.engine, err = core.NewEngine(s.weights, &cfg, ec, core.ModelOptions{MaxLen: spec.MaxLen, Path: path, Wrap: wrap}); err != nil {
 		s.model = nil
@@ -217,7 +227,12 @@ func (s *Session) drain(out []abi.Event) []abi.Event {
 			if err != nil {
 				break
 			}
-			out = append(out, wire(id, &ev))
+			w := wire(id, &ev)
+			if ev.Kind == core.EventChunk && len(ev.Chunk.PCM) > 0 {
+				ref := s.pcm.Put(ev.Chunk.PCM) // binary, in guest memory until the next command
+				w.PCM = &ref
+			}
+			out = append(out, w)
 			if ev.Kind == core.EventEnd {
 				st.cancel()
 				delete(s.streams, id)
@@ -238,7 +253,7 @@ func wire(id uint64, ev *core.Event) abi.Event {
 	case core.EventChunk:
 		c := &ev.Chunk
 		w.Index, w.First, w.Frames, w.LeftContext, w.Final = c.Index, c.First, c.Frames, c.LeftContext, c.Final
-		w.ReadyAt, w.PutAt, w.GotAt = int64(c.ReadyAt), int64(c.PutAt), int64(c.GotAt)
+		w.ReadyAt, w.PutAt, w.GotAt, w.DecodedAt = int64(c.ReadyAt), int64(c.PutAt), int64(c.GotAt), int64(c.DecodedAt)
 	case core.EventEnd:
 		e := &ev.End
 		w.Reason, w.Index, w.Cap = int(e.Reason), e.Frames, e.Cap
@@ -256,6 +271,10 @@ func (s *Session) Close() error {
 	if s.engine != nil {
 		errs = append(errs, s.engine.Close())
 		s.engine = nil
+	}
+	if s.codec != nil {
+		errs = append(errs, s.codec.Close())
+		s.codec = nil
 	}
 	for id, st := range s.streams {
 		st.cancel()

@@ -146,6 +146,7 @@ type Event struct {
 	ReadyAt     int64 `json:"ra,omitempty"`
 	PutAt       int64 `json:"pa,omitempty"`
 	GotAt       int64 `json:"ga,omitempty"`
+	DecodedAt   int64 `json:"da,omitempty"`
 	// end
 	Reason int    `json:"r,omitempty"` // core.EndReason
 	Err    string `json:"e,omitempty"`
