@@ -47,7 +47,7 @@ func TestWASIOneKVBudget(t *testing.T) {
 	}
 	we.mu.Lock()
 	defer we.mu.Unlock()
-	if st := we.s.charge(kv + 1); st == abi.StatusOK {
-		t.Errorf("host let the instance take %d B beyond what its engine built, over the KV budget %d", kv+1, kv)
+	if st := we.s.charge(kv + win + 1); st == abi.StatusOK {
+		t.Errorf("host let the instance take %d B beyond what its engine built, over the KV budget %d and the codec windows %d", kv+win+1, kv, win)
 	}
 }
