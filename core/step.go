@@ -239,6 +239,17 @@ func (e *Engine) startRunning(s *Stream) {
 	s.mark(&s.tl.Prefilled, e.now())
 	if e.cfg.Adaptive != nil {
 		s.chunks.startAdaptive(*e.cfg.Adaptive)
+		if e.hop.stage != nil {
+			// With a codec the player's buffer is the audio delivered
+			// (decoded), not the audio cut.
+			s.chunks.adapt.SetBuffer(func(nowMS float64) float64 {
+				slack, started := s.slack(time.Duration(nowMS * float64(time.Millisecond)))
+				if !started {
+					return 0
+				}
+				return slack
+			})
+		}
 	}
 	s.row = len(e.running)
 	e.running = append(e.running, s)

@@ -54,7 +54,14 @@ type Adaptive struct {
 	ewma       float64 // ms per frame; 0 until measured
 	lastTarget int     // target in force at the last chunk
 	steady     bool
+	buffer     func(nowMS float64) float64 // SetBuffer's source; nil: from the chunks sent
 }
+
+// SetBuffer makes BufferMS ask fn for the audio ahead of the player
+// instead of counting it from the chunks sent: an engine whose codec stage
+// decodes the chunks counts the buffer from the audio delivered (fn
+// returns 0 before the first delivery).
+func (a *Adaptive) SetBuffer(fn func(nowMS float64) float64) { a.buffer = fn }
 
 // NewAdaptive returns a controller; MinFrames, MaxFrames and RampDeltaMin
 // below 1 are raised to 1, and MinFrames above MaxFrames is lowered to it.
@@ -70,10 +77,13 @@ func NewAdaptive(cfg AdaptiveConfig) (*Adaptive, error) {
 }
 
 // BufferMS is the audio ahead of the player at nowMS: frames emitted × frame
-// length − time since the first chunk (0 before it).
+// length − time since the first chunk (0 before it), or SetBuffer's count.
 func (a *Adaptive) BufferMS(nowMS float64) float64 {
 	if a.chunks == 0 {
 		return 0
+	}
+	if a.buffer != nil {
+		return a.buffer(nowMS)
 	}
 	return float64(a.frames)*a.cfg.FrameMS - (nowMS - a.firstMS)
 }
