@@ -244,6 +244,9 @@ func speak(ctx context.Context, e host.Engine, req core.Request, sink pcmSink, l
 			if ev.Chunk.Frames == 0 {
 				continue
 			}
+			if ev.Chunk.PCM == nil && streamCtx.Err() != nil {
+				continue // cancelled: the codec stage no longer decodes it
+			}
 			if ev.Chunk.PCM == nil && werr == nil {
 				werr = fmt.Errorf("say: chunk %d of %d frames came without audio (codec off?)", ev.Chunk.Index, ev.Chunk.Frames)
 				cancelStream()

@@ -5,7 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -78,5 +80,37 @@ func TestSayRawFormats(t *testing.T) {
 	if !bytes.Equal(wav.Bytes()[44:], pcm.Bytes()) || pcm.Len() != 4*1920*2 || f32.Len() != 4*1920*4 {
 		t.Errorf("wav data %d bytes, pcm %d (equal: %v), f32 %d; want pcm = wav data = %d, f32 %d",
 			wav.Len()-44, pcm.Len(), bytes.Equal(wav.Bytes()[44:], pcm.Bytes()), f32.Len(), 4*1920*2, 4*1920*4)
+	}
+}
+
+// TestSayInterrupted sends SIGINT to omni say after its first audio (a long
+// stream of synth:tiny): the exit is 130 and the WAV holds whole frames of
+// the audio made so far, its sizes patched (sox reads the header's length).
+func TestSayInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the engine for about a second")
+	}
+	if _, err := exec.LookPath("sox"); err != nil {
+		t.Skip("sox not installed (apt-get install -y sox)")
+	}
+	out := filepath.Join(t.TempDir(), "part.wav")
+	args := []string{"--threads", "1", "say", "A long one.", "--model", "synth:tiny", "--max-frames", "30000", "--max-new-tokens", "30000",
+		"--min-frames", "30000", "-o", out}
+	stderr := &watchWriter{word: "s of audio", seen: make(chan struct{})}
+	go func() {
+		<-stderr.seen
+		syscall.Kill(os.Getpid(), syscall.SIGINT)
+	}()
+	if code := run(args, &bytes.Buffer{}, stderr); code != exitSignal+int(syscall.SIGINT) {
+		t.Fatalf("exit %d, want 130; stderr %s", code, tail(stderr.String()))
+	}
+	rate, ch, n := soxSamples(t, out)
+	head, err := exec.Command("sox", "--i", "-s", out).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rate != "24000" || ch != "1" || n == 0 || n%1920 != 0 || n >= 30000*1920 || strings.TrimSpace(string(head)) != strconv.Itoa(n) {
+		t.Errorf("partial WAV: rate %s, %s channel(s), %d samples read, header says %s; want 24000, 1, whole frames, header = samples",
+			rate, ch, n, strings.TrimSpace(string(head)))
 	}
 }
