@@ -251,3 +251,17 @@ func TestDerivedBudgetsNeverAllowPreemption(t *testing.T) {
 		}
 	}
 }
+
+// TestResolveTwoCPUsOverlap: on two CPUs the model takes both and the codec
+// one thread beside it (the measured best split, RATIONALE), not 1 / 1.
+func TestResolveTwoCPUsOverlap(t *testing.T) {
+	hw := &sched.HardwareProfile{Arch: "x86_64", CPUModel: "test", CPUFlags: []string{"avx2"}, NLogical: 2, NPhysical: 2,
+		RAMTotalBytes: 8 << 30, RAMAvailableBytes: 6 << 30}
+	p, err := Resolve(ResolveOptions{Profile: "auto", Hardware: hw, CacheDir: t.TempDir(), ProfileDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.ModelThreads != 2 || p.CodecThreads != 1 {
+		t.Errorf("auto on 2 CPUs: threads %d / %d, want 2 / 1", p.ModelThreads, p.CodecThreads)
+	}
+}
