@@ -84,7 +84,8 @@ func OpenCodec(spec string, b codec.Backend, precision string) (*codec.Model, er
 // "real"); for the small models codec.TinyConfig with the real interface —
 // 2048 entries per codebook (the synthetic talker's codes) and strides
 // 8·5·4·3, so a frame is 1920 samples at 24 kHz as with the real codec —
-// on narrow layers (decoder_dim 64), cheap enough for tests.
+// on narrow layers (decoder_dim 512: every vocoder width a multiple of 32,
+// as int8 needs), cheap enough for tests.
 func SynthCodecConfig(size string) codec.Config {
 	switch size {
 	case "0.6b", "1.7b", "real":
@@ -92,7 +93,6 @@ func SynthCodecConfig(size string) codec.Config {
 	}
 	c := codec.TinyConfig()
 	c.CodebookSize = 2048
-	c.DecoderDim = 64
 	c.UpsampleRates = []int{8, 5, 4, 3}
 	return c
 }

@@ -29,7 +29,7 @@ type sayCmd struct {
 	Out       string `short:"o" required:"" help:"Output file (\"-\" = stdout)."`
 	Format    string `default:"wav" enum:"wav,pcm,f32" help:"Output format: wav (16-bit PCM WAV), pcm (raw s16le) or f32 (raw float32 LE), 24 kHz mono (${default})."`
 	MaxFrames int    `name:"max-frames" default:"0" help:"Frame cap, 0..${max_frames} (0 = derived from the text length) (${default})."`
-	Wasm      bool   `help:"Run the engine as the WASI guest (not yet with audio: the guest needs the codec host functions)."`
+	Wasm      bool   `help:"Run the engine as the WASI guest (the codec stage inline in the guest; the same samples)."`
 	Quiet     bool   `short:"q" help:"No progress lines."`
 }
 
