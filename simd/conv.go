@@ -23,25 +23,24 @@ func ConvGemm(y []float32, ldy int, x []float32, ldx, m int, w *F32Matrix) {
 	if m < 1 || ldx < 0 || ldy < w.rows || len(x) < (m-1)*ldx+w.cols || len(y) < (m-1)*ldy+w.rows {
 		panic("simd: ConvGemm: bad sizes")
 	}
-	var pad []float32
-	if g := convGroup(active); g > 1 {
-		pad = make([]float32, (g-1)*ldx+w.cols)
-		fillConvPad(active, pad, x, ldx, m, w.cols)
+	t := &convTask{l: active, w: w, jobs: []convJob{{y: y, x: x, ldy: ldy, ldx: ldx, m: m}}}
+	if n := convPadLen(active, ldx, w.cols); n > 0 {
+		t.jobs[0].pad = make([]float32, n)
+		fillConvPad(active, t.jobs[0].pad, x, ldx, m, w.cols)
 	}
-	convGemmPanels(active, y, ldy, x, ldx, m, w, 0, w.panels, pad)
+	if t.l == AVX2 && haveAsm {
+		t.listRows()
+	}
+	t.RunRange(0, w.panels)
 }
 
-// convGroup returns the number of rows the level's kernel computes at once
-// (its only row count, so every row's summation order is the same).
+// convGroup returns the number of rows the level's strided kernel computes
+// at once (its only row count, so every row's summation order is the
+// same): 8 at AVX-512, 1 (the generic loop) otherwise. The AVX2 level uses
+// the row-list kernel instead (conv_task.go).
 func convGroup(l Level) int {
-	if !haveAsm {
-		return 1
-	}
-	switch l {
-	case AVX512VNNI:
+	if haveAsm && l == AVX512VNNI {
 		return 8
-	case AVX2:
-		return 6
 	}
 	return 1
 }
@@ -90,7 +89,7 @@ func convGemmPanels(l Level, y []float32, ldy int, x []float32, ldx, m int, w *F
 	chunk := max(1, convChunkBytes/(4*pb))
 	full := w.rows / PanelRows // panels with 16 real rows
 	mFull := m / g * g
-	var tile [8 * PanelRows]float32 // ≥ convGroup rows
+	var tile [8 * PanelRows]float32 // convGroup rows
 	for pc := p0; pc < p1; pc += chunk {
 		n := min(chunk, p1-pc)
 		nf := max(0, min(n, full-pc)) // full panels in this chunk
@@ -133,8 +132,6 @@ func convKernel(l Level, y []float32, ldy int, x []float32, ldx, k int, wd []flo
 	switch l {
 	case AVX512VNNI:
 		gemmF32x8AVX512(yp, 4*ldy, xp, 4*ldx, wp, k, np)
-	case AVX2:
-		gemmF32x6AVX2(yp, 4*ldy, xp, 4*ldx, wp, k, np)
 	default:
 		panic("omni: BUG: convKernel at level " + l.String())
 	}

@@ -4,13 +4,6 @@ package simd
 
 import "unsafe"
 
-// gemmF32x6AVX2 computes 6 input rows (byte stride ldx) against np packed
-// panels of k inputs, 16 outputs per panel per row into y (byte stride
-// ldy); see convGemmGeneric.
-//
-//go:noescape
-func gemmF32x6AVX2(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, w unsafe.Pointer, k int, np int)
-
 // gemmF32x6RowsAVX2 computes 6 rows given by pointers: for each of np
 // panels p (of k inputs, consecutive in w) and r < 6, the 16 outputs at
 // byte yoff + 64·p of output row y[r] from the k inputs of row x[r], each

@@ -1,0 +1,107 @@
+package simd
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestConvGemmLevels checks ConvGemm at every level against the float64
+// sum of its reference loop, over sizes (rows 1 … 14 and 37, outputs
+// around the panel width, K small, odd and past a panel's cache chunk,
+// overlapping and gapped row strides), misaligned starts, guard bands
+// around the outputs, and unchanged inputs.
+func TestConvGemmLevels(t *testing.T) {
+	r := rand.New(rand.NewPCG(51, 52))
+	type shape struct{ m, out, k, ldx, ldy int }
+	var shapes []shape
+	for _, m := range []int{1, 2, 5, 6, 7, 11, 12, 13, 14, 37} {
+		for _, out := range []int{1, 15, 16, 17, 33} {
+			for _, k := range []int{1, 2, 7, 31, 97, 2051} {
+				ldx := k
+				if k > 2 {
+					ldx = k / 3 // overlapping rows: a conv's im2col view
+				}
+				if m%2 == 1 {
+					ldx = k + 3 // gapped rows
+				}
+				shapes = append(shapes, shape{m, out, k, ldx, out + m%3})
+			}
+		}
+	}
+	if testing.Short() {
+		shapes = shapes[:len(shapes)/3]
+	}
+	forLevels(t, func(t *testing.T) {
+		for _, s := range shapes {
+			w := randVec(r, s.out*s.k, 1)
+			wm, err := NewF32Matrix(w, s.out, s.k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			xb := randVec(r, 1+(s.m-1)*s.ldx+s.k, 1)
+			x := xb[1:] // misaligned start
+			xc := append([]float32(nil), xb...)
+			const guard = 5
+			yb := make([]float32, guard+(s.m-1)*s.ldy+s.out+guard)
+			for i := range yb {
+				yb[i] = -7
+			}
+			y := yb[guard : len(yb)-guard]
+			ConvGemm(y, s.ldy, x, s.ldx, s.m, wm)
+			what := fmt.Sprintf("ConvGemm(m %d, out %d, K %d, ldx %d, ldy %d)", s.m, s.out, s.k, s.ldx, s.ldy)
+			for i := 0; i < guard; i++ {
+				if yb[i] != -7 || yb[len(yb)-1-i] != -7 {
+					t.Fatalf("%s: guard overwritten", what)
+				}
+			}
+			for i := range xb {
+				if math.Float32bits(xb[i]) != math.Float32bits(xc[i]) {
+					t.Fatalf("%s: input modified", what)
+				}
+			}
+			for i := 0; i < s.m; i++ {
+				for o := 0; o < s.out; o++ {
+					var want, mag float64
+					for kk := 0; kk < s.k; kk++ {
+						p := float64(x[i*s.ldx+kk]) * float64(w[o*s.k+kk])
+						want += p
+						mag += math.Abs(p)
+					}
+					got := float64(y[i*s.ldy+o])
+					if d := math.Abs(got - want); d > float64(s.k+2)*0x1p-23*mag {
+						t.Fatalf("%s row %d col %d = %v, want %v", what, i, o, got, want)
+					}
+				}
+				for o := s.out; o < s.ldy && i < s.m-1; o++ {
+					if y[i*s.ldy+o] != -7 {
+						t.Fatalf("%s row %d col %d (between rows) overwritten", what, i, o)
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestConvGemmRowsIndependent: each row's result is the same bits
+// whichever rows run with it (the property exact streaming rests on).
+func TestConvGemmRowsIndependent(t *testing.T) {
+	r := rand.New(rand.NewPCG(53, 54))
+	out, k, ldx, m := 37, 300, 100, 23
+	wm, _ := NewF32Matrix(randVec(r, out*k, 1), out, k)
+	x := randVec(r, (m-1)*ldx+k, 1)
+	forLevels(t, func(t *testing.T) {
+		whole := make([]float32, m*out)
+		ConvGemm(whole, out, x, ldx, m, wm)
+		for i := 0; i < m; i++ {
+			one := make([]float32, out)
+			ConvGemm(one, out, x[i*ldx:], ldx, 1, wm)
+			for o := range one {
+				if math.Float32bits(one[o]) != math.Float32bits(whole[i*out+o]) {
+					t.Fatalf("row %d col %d: %v alone, %v with the others", i, o, one[o], whole[i*out+o])
+				}
+			}
+		}
+	})
+}
