@@ -62,7 +62,11 @@ func convPadLen(l Level, ldx, k int) int {
 // fillConvPad copies into pad (convPadLen floats) the rows of x left over
 // after the level's full groups, zero-padded to a group.
 func fillConvPad(l Level, pad, x []float32, ldx, m, k int) {
-	g := convGroup(l)
+	fillConvPadG(convGroup(l), pad, x, ldx, m, k)
+}
+
+// fillConvPadG is fillConvPad for groups of g rows.
+func fillConvPadG(g int, pad, x []float32, ldx, m, k int) {
 	if g == 1 {
 		return
 	}
@@ -84,21 +88,33 @@ func convGemmPanels(l Level, y []float32, ldy int, x []float32, ldx, m int, w *F
 		convGemmGeneric(y, ldy, x, ldx, m, w, p0, p1)
 		return
 	}
+	convGemmGroups(g, convKernelAVX512, y, ldy, x, ldx, m, w, p0, p1, pad)
+}
+
+// convGroupKernel computes a group of rows of x (stride ldx floats)
+// against np panels of k inputs from wd, 16 outputs per panel per row into
+// y (stride ldy floats).
+type convGroupKernel func(y []float32, ldy int, x []float32, ldx, k int, wd []float32, np int)
+
+// convGemmGroups is convGemmPanels for a kernel of g rows: full groups in
+// place, the last partial panel and the rows left over (from pad) through
+// a tile.
+func convGemmGroups(g int, kern convGroupKernel, y []float32, ldy int, x []float32, ldx, m int, w *F32Matrix, p0, p1 int, pad []float32) {
 	k := w.cols
 	pb := PanelRows * k
 	chunk := max(1, convChunkBytes/(4*pb))
 	full := w.rows / PanelRows // panels with 16 real rows
 	mFull := m / g * g
-	var tile [8 * PanelRows]float32 // convGroup rows
+	var tile [8 * PanelRows]float32 // g ≤ 8 rows
 	for pc := p0; pc < p1; pc += chunk {
 		n := min(chunk, p1-pc)
 		nf := max(0, min(n, full-pc)) // full panels in this chunk
 		for i0 := 0; i0 < mFull; i0 += g {
 			if nf > 0 {
-				convKernel(l, y[i0*ldy+pc*PanelRows:], ldy, x[i0*ldx:], ldx, k, w.data[pc*pb:], nf)
+				kern(y[i0*ldy+pc*PanelRows:], ldy, x[i0*ldx:], ldx, k, w.data[pc*pb:], nf)
 			}
 			for p := pc + nf; p < pc+n; p++ { // the last, partial panel
-				convKernel(l, tile[:], PanelRows, x[i0*ldx:], ldx, k, w.data[p*pb:], 1)
+				kern(tile[:], PanelRows, x[i0*ldx:], ldx, k, w.data[p*pb:], 1)
 				nr := w.rows - p*PanelRows
 				for j := 0; j < g; j++ {
 					copy(y[(i0+j)*ldy+p*PanelRows:][:nr], tile[j*PanelRows:][:nr])
@@ -111,7 +127,7 @@ func convGemmPanels(l Level, y []float32, ldy int, x []float32, ldx, m int, w *F
 		// Rows left over: the kernel on the zero-padded copy, into the tile.
 		left := m - mFull
 		for p := pc; p < pc+n; p++ {
-			convKernel(l, tile[:], PanelRows, pad, ldx, k, w.data[p*pb:], 1)
+			kern(tile[:], PanelRows, pad, ldx, k, w.data[p*pb:], 1)
 			nr := min(PanelRows, w.rows-p*PanelRows)
 			for j := 0; j < left; j++ {
 				copy(y[(mFull+j)*ldy+p*PanelRows:][:nr], tile[j*PanelRows:][:nr])
@@ -120,19 +136,11 @@ func convGemmPanels(l Level, y []float32, ldy int, x []float32, ldx, m int, w *F
 	}
 }
 
-// convKernel runs the level's group kernel: g = convGroup(l) rows of x
-// (byte stride 4·ldx) against np panels, 16 outputs per panel per row into
-// y (stride ldy).
-func convKernel(l Level, y []float32, ldy int, x []float32, ldx, k int, wd []float32, np int) {
-	g := convGroup(l)
-	_ = y[(g-1)*ldy+np*PanelRows-1]
-	_ = x[(g-1)*ldx+k-1]
+// convKernelAVX512 is the AVX-512 group kernel (8 rows, gemmF32x8AVX512,
+// one accumulator per row summed in input order).
+func convKernelAVX512(y []float32, ldy int, x []float32, ldx, k int, wd []float32, np int) {
+	_ = y[7*ldy+np*PanelRows-1]
+	_ = x[7*ldx+k-1]
 	_ = wd[np*PanelRows*k-1]
-	yp, xp, wp := unsafe.Pointer(&y[0]), unsafe.Pointer(&x[0]), unsafe.Pointer(&wd[0])
-	switch l {
-	case AVX512VNNI:
-		gemmF32x8AVX512(yp, 4*ldy, xp, 4*ldx, wp, k, np)
-	default:
-		panic("omni: BUG: convKernel at level " + l.String())
-	}
+	gemmF32x8AVX512(unsafe.Pointer(&y[0]), 4*ldy, unsafe.Pointer(&x[0]), 4*ldx, unsafe.Pointer(&wd[0]), k, np)
 }

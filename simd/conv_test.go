@@ -105,3 +105,53 @@ func TestConvGemmRowsIndependent(t *testing.T) {
 		}
 	})
 }
+
+// groupKernelGo emulates a g-row group kernel in Go with the generic
+// level's arithmetic (float32 products and sums in input order).
+func groupKernelGo(g int) convGroupKernel {
+	return func(y []float32, ldy int, x []float32, ldx, k int, wd []float32, np int) {
+		_ = x[(g-1)*ldx+k-1] // the kernel reads g whole rows
+		for p := 0; p < np; p++ {
+			pd := wd[p*PanelRows*k:]
+			for j := 0; j < g; j++ {
+				var acc [PanelRows]float32
+				for kk := 0; kk < k; kk++ {
+					xv := x[j*ldx+kk]
+					for r := range acc {
+						acc[r] = float32(acc[r] + float32(xv*pd[kk*PanelRows+r]))
+					}
+				}
+				copy(y[j*ldy+p*PanelRows:][:PanelRows], acc[:])
+			}
+		}
+	}
+}
+
+// TestConvGemmGroupsPlumbing checks the grouped path (full groups, the
+// partial last panel, the padded leftover rows, panel chunks) with an
+// emulated kernel of 8 (the AVX-512 level's), 6 and 3 rows: it must give
+// the generic level's bits, on a machine without AVX-512 too.
+func TestConvGemmGroupsPlumbing(t *testing.T) {
+	r := rand.New(rand.NewPCG(55, 56))
+	for _, g := range []int{8, 6, 3} {
+		for _, s := range []struct{ m, out, k, ldx int }{{1, 5, 7, 7}, {8, 16, 9, 3}, {13, 33, 31, 10}, {37, 40, 2200, 700}, {17, 1, 672, 96}} {
+			w := randVec(r, s.out*s.k, 1)
+			wm, _ := NewF32Matrix(w, s.out, s.k)
+			x := randVec(r, (s.m-1)*s.ldx+s.k, 1)
+			want := make([]float32, s.m*s.out)
+			convGemmGeneric(want, s.out, x, s.ldx, s.m, wm, 0, wm.panels)
+			got := make([]float32, s.m*s.out)
+			pad := make([]float32, (g-1)*s.ldx+s.k)
+			fillConvPadG(g, pad, x, s.ldx, s.m, s.k)
+			// Two panel ranges, as two threads would run them.
+			half := wm.panels / 2
+			convGemmGroups(g, groupKernelGo(g), got, s.out, x, s.ldx, s.m, wm, 0, half, pad)
+			convGemmGroups(g, groupKernelGo(g), got, s.out, x, s.ldx, s.m, wm, half, wm.panels, pad)
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("g %d %+v: y[%d] = %v, want %v", g, s, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
