@@ -20,6 +20,7 @@ type convTask struct {
 	l    Level
 	w    *F32Matrix
 	jobs []convJob
+	bias []float32 // nil, or added to every job row's outputs
 
 	yp, xp         []uintptr // AVX2: each listed row's output and input
 	rowJob, rowIdx []int32   // AVX2: each listed row's job and row in it
@@ -41,6 +42,24 @@ func (t *convTask) RunRange(lo, hi int) {
 		for i := range t.jobs {
 			j := &t.jobs[i]
 			convGemmPanels(t.l, j.y, j.ldy, j.x, j.ldx, j.m, t.w, pc, pe, j.pad)
+		}
+		t.addBias(pc, pe)
+	}
+}
+
+// addBias adds the bias to output columns of panels [pc, pe) of every job
+// row, after their sums (y = Σ + bias, as a separate pass would), while
+// they are in cache.
+func (t *convTask) addBias(pc, pe int) {
+	if t.bias == nil {
+		return
+	}
+	c0, c1 := pc*PanelRows, min(pe*PanelRows, t.w.rows)
+	bs := t.bias[c0:c1]
+	for i := range t.jobs {
+		j := &t.jobs[i]
+		for r := 0; r < j.m; r++ {
+			Add(j.y[r*j.ldy+c0:r*j.ldy+c1], bs)
 		}
 	}
 }
@@ -99,13 +118,15 @@ func (t *convTask) runRows(lo, hi int) {
 				}
 			}
 		}
+		t.addBias(pc, pc+n)
 	}
 }
 
-// runConvJobs runs b.convJobs against w on the pool, split by panels.
-func (b *Backend) runConvJobs(w *F32Matrix) {
+// runConvJobs runs b.convJobs against w on the pool, split by panels, and
+// adds bias (nil: none) to their outputs.
+func (b *Backend) runConvJobs(w *F32Matrix, bias []float32) {
 	t := &b.convT
-	t.l, t.w, t.jobs = active, w, b.convJobs
+	t.l, t.w, t.jobs, t.bias = active, w, b.convJobs, bias
 	if t.l == AVX2 && haveAsm {
 		t.listRows()
 	}
@@ -115,7 +136,7 @@ func (b *Backend) runConvJobs(w *F32Matrix) {
 	} else {
 		t.RunRange(0, w.panels)
 	}
-	t.w, t.jobs = nil, nil
+	t.w, t.jobs, t.bias = nil, nil, nil
 }
 
 // addConvJob appends a job; below the AVX2 level's row list, with a pad
