@@ -131,7 +131,9 @@ type mp3Encoder struct {
 func newMP3Encoder() *mp3Encoder {
 	enc := mp3.NewEncoder(SampleRate, 1)
 	per := int(enc.Mpeg.GranulesPerFrame) * mp3.GRANULE_SIZE
-	return &mp3Encoder{enc: enc, hold: make([]int16, per)}
+	// One spare element: the encoder's pointer walk ends one past the frame,
+	// which must stay inside the allocation (checkptr under -race says so).
+	return &mp3Encoder{enc: enc, hold: make([]int16, per, per+1)}
 }
 
 // Begin implements audioEncoder; mp3 frames carry their own headers.

@@ -222,7 +222,9 @@ func decodeSpeech(body []byte, lim requestLimits) (speechParams, error) {
 // modelError is an unknown "model": 404.
 type modelError struct{ Model string }
 
-func (e *modelError) Error() string { return fmt.Sprintf("serve: model %q is not served here", e.Model) }
+func (e *modelError) Error() string {
+	return fmt.Sprintf("serve: model %q is not served here", e.Model)
+}
 
 func modelKnown(m string, lim requestLimits) bool {
 	if m == lim.Info.Name {
