@@ -44,6 +44,8 @@ type CLI struct {
 	Run         runCmd         `cmd:"" help:"Generate one stream of codec frames (built-in synthetic 0.6B model and demo prompt by default)."`
 	Sweep       sweepCmd       `cmd:"" help:"Run bench e2e over thread and stream counts; write summary.json, summary.md and a chart."`
 	Model       modelCmd       `cmd:"" help:"Synthetic checkpoints and checkpoint inspection (synth, inspect)."`
+	Serve       serveCmd       `cmd:"" help:"Serve the OpenAI-compatible speech API, a playground page and metrics."`
+	Loadtest    loadtestCmd    `cmd:"" help:"Open many speech streams against a server; report TTFA, RTF, 429s and lost audio."`
 }
 
 // exitCoder lets a command choose the process exit status (conformance
