@@ -14,7 +14,6 @@ import (
 type Metrics struct {
 	reg *prometheus.Registry
 
-	running, waiting  prometheus.Gauge
 	refused           *prometheus.CounterVec // reason
 	finished          *prometheus.CounterVec // reason
 	ttfa, rtf, e2e    prometheus.Histogram
@@ -66,14 +65,12 @@ var (
 	e2eBuckets  = []float64{0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120, 300}
 )
 
-func newMetrics(syn Synthesizer, version string) *Metrics {
+// newMetrics registers the families; running and waiting read the server's
+// own counts at scrape time.
+func newMetrics(syn Synthesizer, version string, running, waiting func() float64) *Metrics {
 	reg := prometheus.NewRegistry()
 	m := &Metrics{
 		reg: reg,
-		running: prometheus.NewGauge(prometheus.GaugeOpts{Name: "omni_requests_running",
-			Help: "Speech requests admitted and streaming (holding KV)."}),
-		waiting: prometheus.NewGauge(prometheus.GaugeOpts{Name: "omni_requests_waiting",
-			Help: "Speech requests waiting for admission (bounded by --max-waiting)."}),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "omni_admissions_refused_total",
 			Help: "Speech requests refused before admission, by reason (queue_full, capacity, draining)."}, []string{"reason"}),
 		finished: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "omni_requests_finished_total",
@@ -116,7 +113,11 @@ func newMetrics(syn Synthesizer, version string) *Metrics {
 		engRunning: prometheus.NewDesc("omni_engine_requests_running", "Streams the engine reports running (its own count).", nil, nil),
 		engWaitin:  prometheus.NewDesc("omni_engine_requests_waiting", "Requests the engine reports queued (its own count).", nil, nil),
 	}
-	reg.MustRegister(m.running, m.waiting, m.refused, m.finished, m.ttfa, m.rtf, m.e2e, m.queue,
+	runningG := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "omni_requests_running",
+		Help: "Speech requests admitted and streaming (holding KV)."}, running)
+	waitingG := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "omni_requests_waiting",
+		Help: "Speech requests waiting for admission (bounded by --max-waiting)."}, waiting)
+	reg.MustRegister(runningG, waitingG, m.refused, m.finished, m.ttfa, m.rtf, m.e2e, m.queue,
 		m.audioSeconds, m.audioFrames, m.stalls, m.underrunSeconds, m.inputTokens, m.outputTokens,
 		m.stepSeconds, m.httpRequests, m.clientDisconnects, buildInfo, lc,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

@@ -64,7 +64,9 @@ func TestOpenAINodeSDK(t *testing.T) {
 		}
 		SSE struct {
 			Deltas int
-			Usage  struct{ OutputTokens int `json:"output_tokens"` }
+			Usage  struct {
+				OutputTokens int `json:"output_tokens"`
+			}
 		}
 		Error struct {
 			Thrown bool

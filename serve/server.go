@@ -64,7 +64,10 @@ func New(syn Synthesizer, cfg Config) (*Server, error) {
 	if info.SampleRate != SampleRate {
 		return nil, fmt.Errorf("serve: model %s sample rate %d, serve speaks %d only", info.Name, info.SampleRate, SampleRate)
 	}
-	s := &Server{syn: syn, info: info, cfg: cfg, metrics: newMetrics(syn, cfg.Version)}
+	s := &Server{syn: syn, info: info, cfg: cfg}
+	s.metrics = newMetrics(syn, cfg.Version,
+		func() float64 { return float64(s.running.Load()) },
+		func() float64 { return float64(s.waiting.Load()) })
 	s.hardCtx, s.hardCancel = context.WithCancel(context.Background())
 	s.handler = s.routes()
 	return s, nil

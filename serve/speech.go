@@ -60,20 +60,21 @@ func (s *Server) handleSpeech(w http.ResponseWriter, r *http.Request) {
 
 	st, err := s.admit(ctx, p.Req)
 	if err != nil {
-		if ctx.Err() != nil && r.Context().Err() != nil {
+		switch {
+		case r.Context().Err() != nil:
 			s.metrics.clientDisconnects.Inc()
 			return // nobody to answer
+		case s.hardCtx.Err() != nil:
+			err = ErrDraining // the drain grace ran out while it waited
 		}
 		s.writeErr(w, err)
 		return
 	}
 	s.metrics.queue.Observe(time.Since(received).Seconds())
 	s.running.Add(1)
-	s.metrics.running.Set(float64(s.running.Load()))
 	defer func() {
 		st.Close()
 		s.running.Add(-1)
-		s.metrics.running.Set(float64(s.running.Load()))
 	}()
 	s.stream(ctx, w, rc, r, p, st, received)
 }
@@ -86,10 +87,8 @@ func (s *Server) admit(ctx context.Context, req SpeechRequest) (AudioStream, err
 		s.metrics.refused.WithLabelValues(refusedQueueFull).Inc()
 		return nil, &CapacityError{Reason: fmt.Sprintf("waiting queue full (%d requests)", s.cfg.MaxWaiting), RetryAfter: s.cfg.RetryAfter}
 	}
-	s.metrics.waiting.Set(float64(s.waiting.Load()))
 	st, err := s.syn.Start(ctx, req)
 	s.waiting.Add(-1)
-	s.metrics.waiting.Set(float64(s.waiting.Load()))
 	if err != nil {
 		var ce *CapacityError
 		switch {
