@@ -629,3 +629,41 @@ func TestListings(t *testing.T) {
 		t.Errorf("/v1/nothing status %d", c)
 	}
 }
+
+// TestKeepAliveAfterStream sends an error-answered request on the same TCP
+// connection as a finished stream, after the stream's last per-write
+// deadline has passed: the next answer on the connection must still go out
+// (net/http clears the write deadline after each request; this holds the
+// per-write deadlines to that). A raw connection, because http.Transport
+// would quietly retry on a new one.
+func TestKeepAliveAfterStream(t *testing.T) {
+	_, url := startServer(t, &servetest.Fake{}, serve.Config{WriteTimeout: 20 * time.Millisecond})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	br := bufio.NewReader(conn)
+	send := func(body string) *http.Response {
+		req, _ := http.NewRequest("POST", url+"/v1/audio/speech", strings.NewReader(body))
+		if err := req.Write(conn); err != nil {
+			t.Fatalf("write request: %v", err)
+		}
+		resp, err := http.ReadResponse(br, req)
+		if err != nil {
+			t.Fatalf("read response to %s: %v", body, err)
+		}
+		return resp
+	}
+	resp := send(`{"input":"a b","response_format":"pcm"}`)
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || len(b) != 5*1920*2 {
+		t.Fatalf("stream: %d bytes, %v; want %d", len(b), err, 5*1920*2)
+	}
+	time.Sleep(50 * time.Millisecond) // past the stream's last write deadline
+	resp = send(`{"input":"a b","speed":2}`)
+	if resp.StatusCode != 400 {
+		t.Errorf("second request: status %d, want 400", resp.StatusCode)
+	}
+	decodeError(t, resp)
+}

@@ -196,8 +196,8 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, rc *http.Res
 		chunk, err = st.Next(ctx)
 	}
 	if err == io.EOF {
-		// The final chunk may come with io.EOF? No: Next returns data or an
-		// error, never both; flush the encoder's tail.
+		// Next returns a chunk or an error, never both: all audio is
+		// encoded; flush the encoder's tail (the last mp3 frame).
 		if werr := enc.Finish(out); werr == nil {
 			werr = emit()
 		}
