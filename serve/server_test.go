@@ -667,3 +667,27 @@ func TestKeepAliveAfterStream(t *testing.T) {
 	}
 	decodeError(t, resp)
 }
+
+// TestStalledReaderDropped opens a stream far larger than the socket
+// buffers and never reads it: once a write blocks past WriteTimeout the
+// server drops the client and cancels its stream, freeing its KV.
+func TestStalledReaderDropped(t *testing.T) {
+	info := servetest.DefaultInfo()
+	info.MaxNewTokens = 1 << 20
+	fake := &servetest.Fake{Model: info, FramesPerChunk: 25}
+	_, url := startServer(t, fake, serve.Config{WriteTimeout: 200 * time.Millisecond, MaxInputChars: 1 << 20})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// 20000 words: 40001 frames, 150 MB of pcm.
+	body := `{"input":"` + strings.Repeat("w ", 20000) + `","response_format":"pcm"}`
+	req, _ := http.NewRequest("POST", url+"/v1/audio/speech", strings.NewReader(body))
+	if err := req.Write(conn); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the stalled stream to be cancelled", func() bool {
+		return fake.Stats().Cancelled == 1 && fake.Load().Running == 0
+	})
+}
