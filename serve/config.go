@@ -88,9 +88,9 @@ func (c Config) withDefaults() Config {
 // Validate reports the first field with an impossible value.
 func (c Config) Validate() error {
 	switch c.DefaultFormat {
-	case "", FormatWAV, FormatPCM, FormatMP3:
+	case "", FormatWAV, FormatPCM, FormatMP3, FormatFLAC:
 	default:
-		return fmt.Errorf("serve: config DefaultFormat %q: want wav, pcm or mp3", c.DefaultFormat)
+		return fmt.Errorf("serve: config DefaultFormat %q: want wav, pcm, mp3 or flac", c.DefaultFormat)
 	}
 	for _, f := range []struct {
 		name string

@@ -10,7 +10,8 @@
 // import it.
 //
 // Audio leaves the synthesizer as float32 PCM at 24 kHz mono and is encoded
-// here: wav (streamed, with the unknown-length header), pcm (s16le), and mp3
-// (github.com/braheezy/shine-mp3). flac and opus are refused with a 400 that
+// here: wav (streamed, with the unknown-length header), pcm (s16le), flac
+// (flac.go, fixed predictors and Rice coding) and mp3
+// (github.com/braheezy/shine-mp3). opus and aac are refused with a 400 that
 // names the format (see RATIONALE.md).
 package serve

@@ -29,6 +29,8 @@ func contentType(format string) string {
 		return "audio/pcm"
 	case FormatMP3:
 		return "audio/mpeg"
+	case FormatFLAC:
+		return "audio/flac"
 	}
 	return "application/octet-stream"
 }
@@ -42,6 +44,8 @@ func newEncoder(format string) (audioEncoder, error) {
 		return &pcmEncoder{}, nil
 	case FormatMP3:
 		return newMP3Encoder(), nil
+	case FormatFLAC:
+		return newFLACEncoder(), nil
 	}
 	return nil, fmt.Errorf("serve: no encoder for response_format %q", format)
 }

@@ -119,11 +119,11 @@ func decodeSpeech(body []byte, lim requestLimits) (speechParams, error) {
 		p.Format = lim.DefaultFormat
 	}
 	switch p.Format {
-	case FormatWAV, FormatPCM, FormatMP3:
-	case FormatFLAC, FormatOpus, FormatAAC:
-		return p, &FieldError{Field: "response_format", Msg: fmt.Sprintf("%q is not supported by this server (supported: wav, pcm, mp3)", p.Format)}
+	case FormatWAV, FormatPCM, FormatMP3, FormatFLAC:
+	case FormatOpus, FormatAAC:
+		return p, &FieldError{Field: "response_format", Msg: fmt.Sprintf("%q is not supported by this server (supported: wav, pcm, mp3, flac)", p.Format)}
 	default:
-		return p, &FieldError{Field: "response_format", Msg: fmt.Sprintf("unknown format %q (supported: wav, pcm, mp3)", p.Format)}
+		return p, &FieldError{Field: "response_format", Msg: fmt.Sprintf("unknown format %q (supported: wav, pcm, mp3, flac)", p.Format)}
 	}
 
 	if speed, ok, err := optNumber(raw, "speed"); err != nil {

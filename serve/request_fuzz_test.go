@@ -43,7 +43,7 @@ func FuzzDecodeSpeech(f *testing.F) {
 		if r.Voice != "vivian" && r.Voice != "ryan" {
 			t.Fatalf("accepted voice %q", r.Voice)
 		}
-		if p.Format != FormatWAV && p.Format != FormatPCM && p.Format != FormatMP3 {
+		if p.Format != FormatWAV && p.Format != FormatPCM && p.Format != FormatMP3 && p.Format != FormatFLAC {
 			t.Fatalf("accepted format %q", p.Format)
 		}
 		if p.StreamFormat != StreamAudio && p.StreamFormat != StreamSSE {

@@ -23,7 +23,7 @@ type serveCmd struct {
 	Listen         string        `default:"127.0.0.1:8000" help:"Address to listen on (${default})."`
 	ModelName      string        `name:"model-name" default:"omni" help:"Model id clients send in \"model\" (${default})."`
 	ModelAlias     []string      `name:"model-alias" help:"More accepted model ids (e.g. tts-1 for clients hard-wired to OpenAI's names)."`
-	DefaultFormat  string        `name:"default-format" default:"mp3" enum:"wav,pcm,mp3" help:"response_format when a request names none: ${enum} (${default}, as OpenAI)."`
+	DefaultFormat  string        `name:"default-format" default:"mp3" enum:"wav,pcm,mp3,flac" help:"response_format when a request names none: ${enum} (${default}, as OpenAI)."`
 	MaxBody        int64         `name:"max-body" default:"1048576" help:"Largest request body in bytes (${default})."`
 	MaxInput       int           `name:"max-input" default:"4096" help:"Longest input or instructions in characters; longer is a 413 (${default})."`
 	MaxWaiting     int           `name:"max-waiting" default:"16" help:"Requests that may wait for admission at once; one more is a 429 (${default})."`
