@@ -690,3 +690,17 @@ func TestStalledReaderDropped(t *testing.T) {
 		return fake.Stats().Cancelled == 1 && fake.Load().Running == 0
 	})
 }
+
+// TestReadTimeoutDoesNotCutStreams streams for longer than ReadTimeout: the
+// read deadline is lifted once the body is read, so the stream completes.
+func TestReadTimeoutDoesNotCutStreams(t *testing.T) {
+	fake := &servetest.Fake{FrameTime: 10 * time.Millisecond}
+	_, url := startServer(t, fake, serve.Config{ReadTimeout: 100 * time.Millisecond})
+	input := strings.Repeat("w ", 30) // 61 frames, about 0.6 s of generation
+	resp := post(t, url, `{"input":"`+input+`","response_format":"pcm"}`)
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || len(b) != servetest.FramesFor(input)*1920*2 {
+		t.Fatalf("stream longer than ReadTimeout: %d bytes, %v; want %d", len(b), err, servetest.FramesFor(input)*1920*2)
+	}
+}

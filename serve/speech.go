@@ -47,10 +47,10 @@ func (s *Server) handleSpeech(w http.ResponseWriter, r *http.Request) {
 	}
 	p.Req.Received = received
 
-	// The request is read: lift the read deadline so it cannot cancel a
-	// long stream (net/http's background read would see it expire).
+	// net/http clears the read deadline once the body is read (its
+	// background read), so ReadTimeout never cuts a stream; writes get a
+	// deadline each (Config.WriteTimeout).
 	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Time{})
 
 	// ctx ends when the client goes away or the drain grace runs out.
 	ctx, cancel := context.WithCancel(r.Context())
