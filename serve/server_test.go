@@ -139,15 +139,21 @@ func TestSpeechWAVStream(t *testing.T) {
 func TestSpeechPCMAndFields(t *testing.T) {
 	fake := &servetest.Fake{}
 	_, url := startServer(t, fake, serve.Config{ModelAliases: []string{"tts-1"}})
+	str := func(s string) *string { return &s }
 	cases := []struct {
 		name, body string
 		frames     int
 		reason     string
+		want       *string // describeRequest of what the synthesizer received
 	}{
-		{"voice object", `{"model":"tts-1","input":"a b","voice":{"id":"ryan"},"response_format":"pcm"}`, 5, "eos"},
-		{"speaker alias, case", `{"input":"a b","speaker":"RYAN","response_format":"pcm"}`, 5, "eos"},
-		{"all extras", `{"model":"omni","input":"one two three","voice":"serena","instructions":"whisper","response_format":"pcm","speed":1.0,"stream_format":"audio","language":"english","task_type":"CustomVoice","max_new_tokens":4,"seed":7,"temperature":0.9,"top_p":0.8,"top_k":50,"repetition_penalty":1.05}`, 4, "max_tokens"},
-		{"language auto, nulls", `{"input":"x","voice":null,"language":"Auto","seed":null,"response_format":"pcm"}`, 3, "eos"},
+		{"voice object", `{"model":"tts-1","input":"a b","voice":{"id":"ryan"},"response_format":"pcm"}`, 5, "eos",
+			str(`input="a b" voice=ryan instructions="" language="" task_type="" max_new_tokens=0 seed=<nil> temperature=<nil> top_p=<nil> top_k=<nil> repetition_penalty=<nil>`)},
+		{"speaker alias, case", `{"input":"a b","speaker":"RYAN","response_format":"pcm"}`, 5, "eos",
+			str(`input="a b" voice=ryan instructions="" language="" task_type="" max_new_tokens=0 seed=<nil> temperature=<nil> top_p=<nil> top_k=<nil> repetition_penalty=<nil>`)},
+		{"all extras", `{"model":"omni","input":"one two three","voice":"serena","instructions":"whisper","response_format":"pcm","speed":1.0,"stream_format":"audio","language":"english","task_type":"CustomVoice","max_new_tokens":4,"seed":7,"temperature":0.9,"top_p":0.8,"top_k":50,"repetition_penalty":1.05}`, 4, "max_tokens",
+			str(`input="one two three" voice=serena instructions="whisper" language="English" task_type="CustomVoice" max_new_tokens=4 seed=7 temperature=0.9 top_p=0.8 top_k=50 repetition_penalty=1.05`)},
+		{"language auto, nulls, default voice", `{"input":"x","voice":null,"language":"Auto","seed":null,"temperature":0,"response_format":"pcm"}`, 3, "eos",
+			str(`input="x" voice=vivian instructions="" language="" task_type="" max_new_tokens=0 seed=<nil> temperature=0 top_p=<nil> top_k=<nil> repetition_penalty=<nil>`)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -156,6 +162,11 @@ func TestSpeechPCMAndFields(t *testing.T) {
 			resp.Body.Close()
 			if resp.StatusCode != 200 {
 				t.Fatalf("status %d: %s", resp.StatusCode, body)
+			}
+			if c.want != nil {
+				if got := describeRequest(fake.LastRequest()); got != *c.want {
+					t.Errorf("synthesizer got %s,\nwant %s", got, *c.want)
+				}
 			}
 			if ct := resp.Header.Get("Content-Type"); ct != "audio/pcm" {
 				t.Errorf("Content-Type %q, want audio/pcm", ct)
@@ -166,6 +177,29 @@ func TestSpeechPCMAndFields(t *testing.T) {
 			}
 		})
 	}
+}
+
+// describeRequest prints the fields of a SpeechRequest a client controls.
+func describeRequest(r serve.SpeechRequest) string {
+	opt := func(p any) string {
+		switch v := p.(type) {
+		case *uint64:
+			if v != nil {
+				return fmt.Sprint(*v)
+			}
+		case *float64:
+			if v != nil {
+				return fmt.Sprint(*v)
+			}
+		case *int:
+			if v != nil {
+				return fmt.Sprint(*v)
+			}
+		}
+		return "<nil>"
+	}
+	return fmt.Sprintf("input=%q voice=%s instructions=%q language=%q task_type=%q max_new_tokens=%d seed=%s temperature=%s top_p=%s top_k=%s repetition_penalty=%s",
+		r.Input, r.Voice, r.Instructions, r.Language, r.TaskType, r.MaxNewTokens, opt(r.Seed), opt(r.Temperature), opt(r.TopP), opt(r.TopK), opt(r.RepetitionPenalty))
 }
 
 func TestSpeechMP3(t *testing.T) {

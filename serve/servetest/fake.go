@@ -58,6 +58,7 @@ type Fake struct {
 	running int
 	waiting int
 	stats   Stats
+	last    serve.SpeechRequest
 }
 
 // Stats counts what the fake saw.
@@ -123,9 +124,19 @@ func (f *Fake) Stats() Stats {
 	return f.stats
 }
 
+// LastRequest returns the request Start was last called with.
+func (f *Fake) LastRequest() serve.SpeechRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.last
+}
+
 // Start implements serve.Synthesizer.
 func (f *Fake) Start(ctx context.Context, req serve.SpeechRequest) (serve.AudioStream, error) {
 	f.init()
+	f.mu.Lock()
+	f.last = req
+	f.mu.Unlock()
 	select {
 	case f.slots <- struct{}{}:
 	default:
