@@ -27,6 +27,17 @@ type Backend struct {
 	qkTmp   []float32  // each row's normed, rotated q
 	attn    attnRows   // Attention's phase 2 task
 	f32     f32Task    // the fp32 product's task (no allocation per call)
+
+	// codec ops (backend_codec_ops.go)
+	convT    convTask
+	convJobs []convJob
+	convPad  []float32 // the jobs' padded leftover rows
+	convX    []float32 // dilated convs' gathered phases
+	convTmp  []float32 // transposed convs' GEMM output and overlap-add
+	convQ8In *Q8Input  // int8 convs' quantized input rows
+	snakeT   snakeTask
+	geluT    geluTask
+	attnWin  []float32 // WindowAttention's rotated q and scores
 }
 
 // NewBackend returns a Backend whose matrix products run on threads worker
@@ -58,10 +69,16 @@ const (
 	kindTable
 	kindRope
 	kindKV
+	kindConv
+	kindConvT
+	kindDepthwise
+	kindSnake
+	kindWindowKV
 )
 
 func (k objKind) String() string {
-	return [...]string{"freed", "matrix", "vector", "table", "rope", "kv cache"}[k]
+	return [...]string{"freed", "matrix", "vector", "table", "rope", "kv cache",
+		"conv", "transposed conv", "depthwise conv", "snake", "window kv"}[k]
 }
 
 // object is one handle's payload.
@@ -81,6 +98,11 @@ type object struct {
 	kv                       [][]float32
 	layers, kvHeads, headDim int
 	maxPos                   int
+	// conv, transposed conv, depthwise, snake, window kv (backend_codec.go)
+	conv  *convWeights
+	dw    *depthwiseWeights
+	snake *snakeParams
+	win   *windowKV
 }
 
 // put stores o and returns its handle.
@@ -291,6 +313,14 @@ func (b *Backend) Bytes(h int32) (int64, error) {
 		return int64(4 * o.maxPos * o.cols), nil
 	case kindKV:
 		return int64(4 * 2 * o.layers * o.maxPos * o.kvHeads * o.headDim), nil
+	case kindConv, kindConvT:
+		return o.conv.bytes(), nil
+	case kindDepthwise:
+		return int64(4 * (len(o.dw.w) + len(o.dw.bias))), nil
+	case kindSnake:
+		return int64(4 * 2 * len(o.snake.a)), nil
+	case kindWindowKV:
+		return o.win.bytes(), nil
 	}
 	return 0, nil
 }

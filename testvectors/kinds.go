@@ -24,11 +24,12 @@ var kinds = map[string]Handler{
 	"sched":           runSched,
 	"text":            runText,
 	"prompt":          runPrompt,
+	"codec":           runCodec,
 }
 
 // Kinds returns the kinds the runner knows, in the order of TESTVECTORS.md.
 func Kinds() []string {
-	return []string{"rng.exponential", "sampler", "predictor", "talker", "frame", "stats", "sched", "text", "prompt"}
+	return []string{"rng.exponential", "sampler", "predictor", "talker", "frame", "stats", "sched", "text", "prompt", "codec"}
 }
 
 // ErrNotSupported is wrapped by the failure of a case whose kind has no

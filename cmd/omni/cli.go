@@ -54,6 +54,7 @@ type CLI struct {
 	Tokenize    tokenizeCmd    `cmd:"" help:"Print the token ids of a text (--decode: the text of ids)."`
 	Serve       serveCmd       `cmd:"" help:"Serve the OpenAI-compatible speech API, a playground page and metrics."`
 	Loadtest    loadtestCmd    `cmd:"" help:"Open many speech streams against a server; report TTFA, RTF, 429s and lost audio."`
+	Decode      decodeCmd      `cmd:"" help:"Decode codec frames (the JSON omni run writes) to a 16-bit PCM WAV."`
 }
 
 // exitCoder lets a command choose the process exit status (conformance

@@ -1,4 +1,4 @@
-package predictor
+package safetensors
 
 // DType is a safetensors element type, spelled as in the file header
 // ("F32", "BF16", ...).

@@ -1,4 +1,4 @@
-package predictor
+package safetensors
 
 import (
 	"bytes"
@@ -180,7 +180,7 @@ func parseEntry(dec *json.Decoder, name string) (TensorInfo, error) {
 	case !haveO:
 		return ti, formatError("tensor %s: missing data_offsets", name)
 	}
-	n, ok := elemCount(ti.Shape)
+	n, ok := ElemCount(ti.Shape)
 	if !ok {
 		return ti, formatError("tensor %s: shape %v overflows", name, ti.Shape)
 	}
@@ -251,8 +251,8 @@ func parseMetadata(dec *json.Decoder) (map[string]string, error) {
 	return md, expectDelim(dec, '}', metadataKey)
 }
 
-// elemCount returns the product of dims, false on overflow.
-func elemCount(shape []int) (int64, bool) {
+// ElemCount returns the product of dims, false on overflow.
+func ElemCount(shape []int) (int64, bool) {
 	n := int64(1)
 	for _, d := range shape {
 		if d == 0 {

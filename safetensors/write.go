@@ -1,4 +1,4 @@
-package predictor
+package safetensors
 
 import (
 	"bufio"
@@ -33,7 +33,7 @@ func WriteSafetensors(path string, tensors []WriteTensor, metadata map[string]st
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return fmt.Errorf("predictor: %w", err)
+		return fmt.Errorf("safetensors: %w", err)
 	}
 	defer func() {
 		if err != nil {
@@ -42,7 +42,7 @@ func WriteSafetensors(path string, tensors []WriteTensor, metadata map[string]st
 		}
 	}()
 	if err := tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("predictor: %w", err)
+		return fmt.Errorf("safetensors: %w", err)
 	}
 	w := bufio.NewWriterSize(tmp, 1<<20)
 	var n [8]byte
@@ -50,7 +50,7 @@ func WriteSafetensors(path string, tensors []WriteTensor, metadata map[string]st
 	w.Write(n[:])
 	w.Write(hdr)
 	for _, t := range tensors {
-		want, _ := elemCount(t.Shape)
+		want, _ := ElemCount(t.Shape)
 		want *= int64(t.DType.Size())
 		cw := &countWriter{w: w}
 		if t.Data != nil || t.Stream == nil {
@@ -75,7 +75,7 @@ func WriteSafetensors(path string, tensors []WriteTensor, metadata map[string]st
 		return inFile(path, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("predictor: %w", err)
+		return fmt.Errorf("safetensors: %w", err)
 	}
 	return nil
 }
@@ -108,7 +108,7 @@ func encodeHeader(tensors []WriteTensor, metadata map[string]string) ([]byte, er
 				return nil, formatError("tensor %s: negative dim in shape %v", t.Name, t.Shape)
 			}
 		}
-		n, ok := elemCount(t.Shape)
+		n, ok := ElemCount(t.Shape)
 		if !ok {
 			return nil, formatError("tensor %s: shape %v overflows", t.Name, t.Shape)
 		}

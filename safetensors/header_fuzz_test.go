@@ -1,4 +1,4 @@
-package predictor
+package safetensors
 
 import (
 	"encoding/binary"
@@ -369,7 +369,7 @@ func checkAgainstPlain(t *testing.T, hdr []byte, dataLen int64) {
 			if err := st.ReadRaw(ti.Name, make([]byte, ti.Size)); err != nil {
 				t.Fatalf("ReadRaw(%s): %v", ti.Name, err)
 			}
-			if floatDType(ti.DType) == nil {
+			if FloatDType(ti.DType) == nil {
 				if _, _, err := st.F32(ti.Name); err != nil {
 					t.Fatalf("F32(%s): %v", ti.Name, err)
 				}

@@ -1,0 +1,141 @@
+package simd
+
+import "unsafe"
+
+// This file is the fp32 GEMM behind the codec's convolutions: output rows of
+// a packed F32Matrix W (K = W.Cols() inputs) against m input rows read at
+// any row stride ldx, written at any row stride ldy. A causal conv of
+// dilation 1 reads its im2col rows straight from the time-major input (row
+// t's K = kernel·in inputs are rows t … t+kernel−1, contiguous; ldx = in),
+// a dilated one from one gathered copy per phase (conv_task.go).
+
+// ConvGemm computes, single-threaded, for i < m and every output row r of W,
+//
+//	y[i*ldy+r] = Σ_{k<K} x[i*ldx+k] · W[r][k]     (K = w.Cols())
+//
+// in float32. ldx may be smaller than K: row i's inputs then overlap row
+// i+1's (a conv's im2col view). Every row's sum is computed in the same
+// order whatever m is and whichever rows run with it, so splitting rows
+// over calls gives the same bits. The assembly levels use FMA, the generic
+// level rounds each product, so levels agree to float32 rounding: |Δ| ≤
+// (K+2)·2⁻²³·Σ_k |x·w|.
+func ConvGemm(y []float32, ldy int, x []float32, ldx, m int, w *F32Matrix) {
+	if m < 1 || ldx < 0 || ldy < w.rows || len(x) < (m-1)*ldx+w.cols || len(y) < (m-1)*ldy+w.rows {
+		panic("simd: ConvGemm: bad sizes")
+	}
+	var pad []float32
+	if g := convGroup(active); g > 1 {
+		pad = make([]float32, (g-1)*ldx+w.cols)
+		fillConvPad(active, pad, x, ldx, m, w.cols)
+	}
+	convGemmPanels(active, y, ldy, x, ldx, m, w, 0, w.panels, pad)
+}
+
+// convGroup returns the number of rows the level's kernel computes at once
+// (its only row count, so every row's summation order is the same).
+func convGroup(l Level) int {
+	if !haveAsm {
+		return 1
+	}
+	switch l {
+	case AVX512VNNI:
+		return 8
+	case AVX2:
+		return 6
+	}
+	return 1
+}
+
+// convChunkBytes bounds the weight panels one kernel call streams for a
+// group of rows (they stay in L2 across the groups), which also keeps each
+// assembly call far below a millisecond.
+const convChunkBytes = 128 << 10
+
+// convPadLen returns the floats convGemmPanels needs in pad for ldx and K.
+func convPadLen(l Level, ldx, k int) int {
+	g := convGroup(l)
+	if g == 1 {
+		return 0
+	}
+	return (g-1)*ldx + k
+}
+
+// fillConvPad copies into pad (convPadLen floats) the rows of x left over
+// after the level's full groups, zero-padded to a group.
+func fillConvPad(l Level, pad, x []float32, ldx, m, k int) {
+	g := convGroup(l)
+	if g == 1 {
+		return
+	}
+	i0 := m / g * g
+	pad = pad[:(g-1)*ldx+k]
+	n := 0
+	if i0 < m {
+		n = copy(pad, x[i0*ldx:min(len(x), (m-1)*ldx+k)])
+	}
+	clear(pad[n:])
+}
+
+// convGemmPanels is ConvGemm for output panels [p0, p1) of w. pad holds the
+// rows left over after the full groups (fillConvPad); it is only read, so
+// threads may share it.
+func convGemmPanels(l Level, y []float32, ldy int, x []float32, ldx, m int, w *F32Matrix, p0, p1 int, pad []float32) {
+	g := convGroup(l)
+	if g == 1 {
+		convGemmGeneric(y, ldy, x, ldx, m, w, p0, p1)
+		return
+	}
+	k := w.cols
+	pb := PanelRows * k
+	chunk := max(1, convChunkBytes/(4*pb))
+	full := w.rows / PanelRows // panels with 16 real rows
+	mFull := m / g * g
+	var tile [8 * PanelRows]float32 // ≥ convGroup rows
+	for pc := p0; pc < p1; pc += chunk {
+		n := min(chunk, p1-pc)
+		nf := max(0, min(n, full-pc)) // full panels in this chunk
+		for i0 := 0; i0 < mFull; i0 += g {
+			if nf > 0 {
+				convKernel(l, y[i0*ldy+pc*PanelRows:], ldy, x[i0*ldx:], ldx, k, w.data[pc*pb:], nf)
+			}
+			for p := pc + nf; p < pc+n; p++ { // the last, partial panel
+				convKernel(l, tile[:], PanelRows, x[i0*ldx:], ldx, k, w.data[p*pb:], 1)
+				nr := w.rows - p*PanelRows
+				for j := 0; j < g; j++ {
+					copy(y[(i0+j)*ldy+p*PanelRows:][:nr], tile[j*PanelRows:][:nr])
+				}
+			}
+		}
+		if mFull == m {
+			continue
+		}
+		// Rows left over: the kernel on the zero-padded copy, into the tile.
+		left := m - mFull
+		for p := pc; p < pc+n; p++ {
+			convKernel(l, tile[:], PanelRows, pad, ldx, k, w.data[p*pb:], 1)
+			nr := min(PanelRows, w.rows-p*PanelRows)
+			for j := 0; j < left; j++ {
+				copy(y[(mFull+j)*ldy+p*PanelRows:][:nr], tile[j*PanelRows:][:nr])
+			}
+		}
+	}
+}
+
+// convKernel runs the level's group kernel: g = convGroup(l) rows of x
+// (byte stride 4·ldx) against np panels, 16 outputs per panel per row into
+// y (stride ldy).
+func convKernel(l Level, y []float32, ldy int, x []float32, ldx, k int, wd []float32, np int) {
+	g := convGroup(l)
+	_ = y[(g-1)*ldy+np*PanelRows-1]
+	_ = x[(g-1)*ldx+k-1]
+	_ = wd[np*PanelRows*k-1]
+	yp, xp, wp := unsafe.Pointer(&y[0]), unsafe.Pointer(&x[0]), unsafe.Pointer(&wd[0])
+	switch l {
+	case AVX512VNNI:
+		gemmF32x8AVX512(yp, 4*ldy, xp, 4*ldx, wp, k, np)
+	case AVX2:
+		gemmF32x6AVX2(yp, 4*ldy, xp, 4*ldx, wp, k, np)
+	default:
+		panic("omni: BUG: convKernel at level " + l.String())
+	}
+}

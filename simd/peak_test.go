@@ -1,0 +1,32 @@
+package simd
+
+import (
+	"testing"
+	"time"
+)
+
+// TestPeaksRun checks that the peak loops run at every assembly level and
+// report a positive rate (no timing assertion: the figure is the bench's).
+func TestPeaksRun(t *testing.T) {
+	for _, l := range []Level{AVX2, AVX512VNNI} {
+		t.Run(l.String(), func(t *testing.T) {
+			if !Supported(l) {
+				t.Skipf("level %s not on this CPU", l)
+			}
+			defer Use(l)()
+			f, err := FMAPeak(1, 10*time.Millisecond)
+			if err != nil || !(f > 0) {
+				t.Errorf("FMAPeak = %v, %v", f, err)
+			}
+			q, how, err := Int8Peak(1, 10*time.Millisecond)
+			if err != nil || !(q > 0) || how == "" {
+				t.Errorf("Int8Peak = %v, %q, %v", q, how, err)
+			}
+			t.Logf("%s: fp32 %.1f GFLOP/s, int8 (%s) %.1f GMAC/s on 1 thread", l, f, how, q)
+		})
+	}
+	defer Use(Generic)()
+	if _, err := FMAPeak(1, time.Millisecond); err == nil {
+		t.Error("FMAPeak at the generic level: no error")
+	}
+}
