@@ -132,6 +132,18 @@ func (ld *loader) grow(n int) []float32 {
 	return ld.buf[:n]
 }
 
+// read reads the named tensor whole into dst and refuses a NaN or infinity
+// in it (a *TensorError naming the tensor and the element, wrapping
+// ErrNonFinite): every weight the loader uploads passes through here, so a
+// damaged checkpoint fails at load, before any upload, and the per-token
+// path never checks weights.
+func (ld *loader) read(name string, dst []float32) error {
+	if err := ld.src.ReadF32(name, dst); err != nil {
+		return fmt.Errorf("predictor: load %s: %w", name, err)
+	}
+	return checkFinite(sourceFile(ld.src, name), name, dst, 0)
+}
+
 // keep records a handle for release on failure.
 func (ld *loader) keep(h int32, err error) (int32, error) {
 	if err == nil {
@@ -176,8 +188,8 @@ func (ld *loader) matrixScaled(names []string, rows []int, cols int, bias, prec 
 	buf := ld.grow(total*cols + total)
 	off := 0
 	for i, name := range names {
-		if err := ld.src.ReadF32(name, buf[off:off+rows[i]*cols]); err != nil {
-			return -1, fmt.Errorf("predictor: load %s: %w", name, err)
+		if err := ld.read(name, buf[off:off+rows[i]*cols]); err != nil {
+			return -1, err
 		}
 		off += rows[i] * cols
 	}
@@ -192,8 +204,8 @@ func (ld *loader) matrixScaled(names []string, rows []int, cols int, bias, prec 
 	var bv []float32
 	if bias != "" {
 		bv = buf[off : off+total]
-		if err := ld.src.ReadF32(bias, bv); err != nil {
-			return -1, fmt.Errorf("predictor: load %s: %w", bias, err)
+		if err := ld.read(bias, bv); err != nil {
+			return -1, err
 		}
 	}
 	h, err := ld.keep(ld.b.NewMatrix(total, cols, buf[:total*cols], bv, prec))
@@ -206,8 +218,8 @@ func (ld *loader) matrixScaled(names []string, rows []int, cols int, bias, prec 
 // vector reads and uploads a weight vector of n values.
 func (ld *loader) vector(name string, n int) (int32, error) {
 	buf := ld.grow(n)
-	if err := ld.src.ReadF32(name, buf); err != nil {
-		return -1, fmt.Errorf("predictor: load %s: %w", name, err)
+	if err := ld.read(name, buf); err != nil {
+		return -1, err
 	}
 	h, err := ld.keep(ld.b.NewVector(buf))
 	if err != nil {
@@ -234,8 +246,8 @@ func (ld *loader) norm(name string, n int, smooth bool) (int32, []float32, error
 		return h, nil, err
 	}
 	g := make([]float32, n)
-	if err := ld.src.ReadF32(name, g); err != nil {
-		return -1, nil, fmt.Errorf("predictor: load %s: %w", name, err)
+	if err := ld.read(name, g); err != nil {
+		return -1, nil, err
 	}
 	cs := make([]float32, n)
 	for i, v := range g {
@@ -338,8 +350,8 @@ func (ld *loader) codecTable(s *modelShape, proj int32) (int32, error) {
 	var out []float32
 	for i, name := range names {
 		buf := ld.grow(rows[i] * s.talkerHidden)
-		if err := ld.src.ReadF32(name, buf); err != nil {
-			return -1, fmt.Errorf("predictor: load %s: %w", name, err)
+		if err := ld.read(name, buf); err != nil {
+			return -1, err
 		}
 		if proj < 0 {
 			if err := ld.b.WriteTable(t, row0, buf); err != nil {
