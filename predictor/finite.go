@@ -94,3 +94,64 @@ func checkFinite(file, name string, v []float32, base int) error {
 	}
 	return &TensorError{File: file, Name: name, Index: base + i, Err: fmt.Errorf("%w: value %v", ErrNonFinite, v[i])}
 }
+
+// NonFinite describes a tensor that holds NaN or infinite values.
+type NonFinite struct {
+	Name  string  `json:"name"`  // tensor name
+	First int     `json:"first"` // element index of the first non-finite value
+	Value float32 `json:"-"`     // that value (NaN, +Inf or -Inf)
+	Count int64   `json:"count"` // how many values are non-finite
+}
+
+// ScanFinite reads every float tensor of src once, a chunk of rows at a
+// time, and returns the tensors holding a NaN or infinity, in src's tensor
+// order. It is the whole-checkpoint check behind "omni model inspect"; a
+// load checks the same values as it reads them (LoadWeights, CheckFinite).
+func ScanFinite(src Source) ([]NonFinite, error) {
+	var out []NonFinite
+	var buf []float32
+	for _, t := range src.Tensors() {
+		if !t.DType.IsFloat() || t.DType == F64 || t.Elems() == 0 {
+			continue
+		}
+		rows, cols := 1, int(t.Elems())
+		if len(t.Shape) >= 2 {
+			rows, cols = t.Shape[0], int(t.Elems())/t.Shape[0]
+		}
+		per := max(1, finiteChunk/cols)
+		if len(t.Shape) < 2 {
+			per = 1
+		}
+		buf = slices.Grow(buf[:0], per*cols)[:per*cols]
+		nf := NonFinite{Name: t.Name, First: -1}
+		for r := 0; r < rows; r += per {
+			n := min(per, rows-r)
+			v := buf[:n*cols]
+			var err error
+			if len(t.Shape) >= 2 {
+				err = src.ReadRowsF32(t.Name, r, n, v)
+			} else {
+				err = src.ReadF32(t.Name, v)
+			}
+			if err != nil {
+				return out, err
+			}
+			i := firstNonFinite(v)
+			if i < 0 {
+				continue
+			}
+			if nf.First < 0 {
+				nf.First, nf.Value = r*cols+i, v[i]
+			}
+			for _, x := range v[i:] {
+				if math.Float32bits(x)&0x7f800000 == 0x7f800000 {
+					nf.Count++
+				}
+			}
+		}
+		if nf.Count > 0 {
+			out = append(out, nf)
+		}
+	}
+	return out, nil
+}

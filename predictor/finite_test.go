@@ -120,6 +120,11 @@ func TestDamagedCheckpoints(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s %s: OpenModel: %v (want the load to refuse it)", c.size, c.name, err)
 		}
+		bad, err := predictor.ScanFinite(src)
+		if err != nil || len(bad) != 1 || bad[0].Name != c.name || bad[0].First != c.idx || bad[0].Count != 1 ||
+			math.Float32bits(bad[0].Value) != math.Float32bits(c.value) && c.value == c.value {
+			t.Errorf("%s %s[%d] = %v: ScanFinite = %+v, %v; want that one value", c.size, c.name, c.idx, c.value, bad, err)
+		}
 		for _, prec := range []predictor.Precision{predictor.FP32, predictor.Int8} {
 			w, err := predictor.LoadWeights(src, newBackend(t), prec)
 			if err == nil {
@@ -132,7 +137,7 @@ func TestDamagedCheckpoints(t *testing.T) {
 }
 
 // TestCheckFiniteSynth: the synthetic models are finite, so CheckFinite
-// passes on them (and on an undamaged written checkpoint, above, OpenModel
+// and ScanFinite pass on them (and on an undamaged written checkpoint, above, OpenModel
 // does not refuse).
 func TestCheckFiniteSynth(t *testing.T) {
 	for _, size := range []string{"tiny", "tiny-wide"} {
@@ -142,6 +147,9 @@ func TestCheckFiniteSynth(t *testing.T) {
 		}
 		if err := predictor.CheckFinite(src); err != nil {
 			t.Errorf("CheckFinite(synth:%s+outliers@3) = %v", size, err)
+		}
+		if bad, err := predictor.ScanFinite(src); err != nil || len(bad) != 0 {
+			t.Errorf("ScanFinite(synth:%s+outliers@3) = %+v, %v; want none", size, bad, err)
 		}
 	}
 }
