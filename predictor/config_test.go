@@ -8,7 +8,7 @@ import (
 )
 
 // config06B is a config.json with the shipped 0.6B CustomVoice values of
-// research note §A.1 (written by hand, key names as in the checkpoint).
+// docs/MODEL.md §1 (written by hand, key names as in the checkpoint).
 const config06B = `{
   "architectures": ["Qwen3TTSForConditionalGeneration"],
   "model_type": "qwen3_tts",

@@ -23,7 +23,7 @@ type Weights struct {
 	Guards Guards
 }
 
-// Tensor names of a Qwen3-TTS checkpoint (research note §A.2).
+// Tensor names of a Qwen3-TTS checkpoint (docs/MODEL.md §2).
 const (
 	talkerPrefix    = "talker.model."
 	predictorPrefix = "talker.code_predictor.model."

@@ -5,8 +5,8 @@ import (
 	"math"
 )
 
-// Qwen3TTS is the Qwen3-TTS sampling contract (research qwen3_tts.md A.1,
-// A.5): codebook 0 is sampled from the talker's 3072 codec logits with ids
+// Qwen3TTS is the Qwen3-TTS sampling contract (docs/MODEL.md §1,
+// §5; docs/SAMPLING.md §5): codebook 0 is sampled from the talker's 3072 codec logits with ids
 // CodebookSize..Vocab−1 except EOS masked, EOS masked while fewer than
 // MinTokens frames exist and the repetition penalty over earlier codebook-0
 // ids only; codebooks 1..15 are sampled from the predictor's CodebookSize

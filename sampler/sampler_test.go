@@ -11,7 +11,7 @@ import (
 )
 
 // ---- brute-force reference: vLLM's pipeline written plainly (float64
-// softmax, full sorts, maps), per research vllm_sampler.md §3, §4, §11.
+// softmax, full sorts, maps), per docs/SAMPLING.md §2.
 
 type refRow struct {
 	p      Params

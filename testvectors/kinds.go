@@ -27,7 +27,8 @@ var kinds = map[string]Handler{
 	"sched":           runSched,
 }
 
-// Kinds returns the kinds the runner knows, in the order of TESTVECTORS.md.
+// Kinds returns the kinds the runner knows, in the order of
+// docs/TESTVECTORS.md.
 func Kinds() []string {
 	return []string{"rng.exponential", "sampler", "predictor", "talker", "frame", "stats", "sched"}
 }
