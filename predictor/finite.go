@@ -13,8 +13,9 @@ import (
 // embedding table (151936 rows, of which the talker gathers the prompt's
 // rows on demand, so a damaged row would otherwise reach the logits
 // unseen) and every norm weight (small tensors, where one NaN poisons every
-// activation). Every other weight is checked as LoadWeights reads it.
-// OpenCheckpoint calls it, so the per-token path never checks a row.
+// activation). Every other weight of a checkpoint is checked as LoadWeights
+// reads it (dirSource.ReadF32). OpenCheckpoint calls it, so the per-token
+// path never checks a row.
 func CheckFinite(src Source) error {
 	var buf []float32
 	for _, t := range ExpectedTensors(src.Config()) {
@@ -104,9 +105,11 @@ type NonFinite struct {
 }
 
 // ScanFinite reads every float tensor of src once, a chunk of rows at a
-// time, and returns the tensors holding a NaN or infinity, in src's tensor
-// order. It is the whole-checkpoint check behind "omni model inspect"; a
-// load checks the same values as it reads them (LoadWeights, CheckFinite).
+// time (a 1-D tensor's rows are its elements), and returns the tensors
+// holding a NaN or infinity, in src's tensor order. It is the
+// whole-checkpoint check behind "omni model inspect"; opening and loading
+// a checkpoint check the same values (CheckFinite, LoadWeights) but stop at
+// the first.
 func ScanFinite(src Source) ([]NonFinite, error) {
 	var out []NonFinite
 	var buf []float32
@@ -114,26 +117,18 @@ func ScanFinite(src Source) ([]NonFinite, error) {
 		if !t.DType.IsFloat() || t.DType == F64 || t.Elems() == 0 {
 			continue
 		}
-		rows, cols := 1, int(t.Elems())
-		if len(t.Shape) >= 2 {
-			rows, cols = t.Shape[0], int(t.Elems())/t.Shape[0]
+		if len(t.Shape) == 0 {
+			continue
 		}
+		rows := t.Shape[0]
+		cols := int(t.Elems()) / rows
 		per := max(1, finiteChunk/cols)
-		if len(t.Shape) < 2 {
-			per = 1
-		}
 		buf = slices.Grow(buf[:0], per*cols)[:per*cols]
 		nf := NonFinite{Name: t.Name, First: -1}
 		for r := 0; r < rows; r += per {
 			n := min(per, rows-r)
 			v := buf[:n*cols]
-			var err error
-			if len(t.Shape) >= 2 {
-				err = src.ReadRowsF32(t.Name, r, n, v)
-			} else {
-				err = src.ReadF32(t.Name, v)
-			}
-			if err != nil {
+			if err := src.ReadRowsF32(t.Name, r, n, v); err != nil {
 				return out, err
 			}
 			i := firstNonFinite(v)

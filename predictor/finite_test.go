@@ -64,10 +64,10 @@ func (cs checkpoints) damaged(t *testing.T, size, name string, idx int, v float3
 // TestDamagedCheckpoints pokes one NaN or infinity into one tensor of a
 // checkpoint written by WriteHF and expects the error to name the tensor and the
 // element, wrapping ErrNonFinite: at open for the tables read on demand and
-// the norms (CheckFinite), at load for every other weight (the loader's
-// check, before any upload, so the message is predictor's, not the
-// backend's), in both precisions and with and without the
-// small_to_mtp_projection.
+// the norms (CheckFinite), at load for every other weight (the checkpoint's
+// whole-tensor read, before any upload, so the message is predictor's, not
+// the backend's), in both precisions and with and without the
+// small_to_mtp_projection. ScanFinite lists the damaged tensor.
 func TestDamagedCheckpoints(t *testing.T) {
 	nan, inf := float32(math.NaN()), float32(math.Inf(1))
 	ninf := float32(math.Inf(-1))
