@@ -11,6 +11,22 @@ import (
 // this build) lacks, or one above the level OMNI_KERNELS forced, is skipped
 // with a message naming it. Nothing here assumes a particular machine: the
 // same tests pass on an AVX2-only CPU, an AVX-512 VNNI one and under purego.
+// A CI runner that knows its machine can make a missing level fatal instead:
+// OMNI_REQUIRE_KERNELS=avx2,avx512vnni turns the skip of a listed level
+// into a failure.
+
+// requireEnv names the variable listing the levels that must be tested.
+const requireEnv = "OMNI_REQUIRE_KERNELS"
+
+// required reports whether OMNI_REQUIRE_KERNELS lists level l.
+func required(l Level) bool {
+	for _, s := range strings.Split(os.Getenv(requireEnv), ",") {
+		if strings.EqualFold(strings.TrimSpace(s), l.String()) {
+			return true
+		}
+	}
+	return false
+}
 
 // levelCap returns the fastest level this run tests: the one OMNI_KERNELS
 // names (TestMain has already refused a bad value), else the best this CPU has.
@@ -51,6 +67,9 @@ func eachLevel[T levelRunner[T]](t T, f func(t T)) {
 	for _, l := range Levels() {
 		t.Run(l.String(), func(t T) {
 			if why := levelSkip(l); why != "" {
+				if required(l) {
+					t.Fatalf("%s, but %s requires it", why, requireEnv)
+				}
 				t.Skip(why)
 			}
 			defer Use(l)()
@@ -61,8 +80,9 @@ func eachLevel[T levelRunner[T]](t T, f func(t T)) {
 
 // TestKernelLevels logs which levels this run tests and why any is skipped,
 // so CI output records the machine's coverage (.ci/run runs it with -v). It
-// fails only on a broken policy: generic must always be tested, and the
-// forced or best level must be one this CPU has.
+// fails on a broken policy (generic must always be tested, and the forced or
+// best level must be one this CPU has) and on a skipped level that
+// OMNI_REQUIRE_KERNELS lists.
 func TestKernelLevels(t *testing.T) {
 	var ran, skipped []string
 	for _, l := range Levels() {
@@ -81,5 +101,10 @@ func TestKernelLevels(t *testing.T) {
 	}
 	if c := levelCap(); !Supported(c) {
 		t.Errorf("level cap %s is not supported here", c)
+	}
+	for _, l := range Levels() {
+		if why := levelSkip(l); why != "" && required(l) {
+			t.Errorf("%s, but %s requires it", why, requireEnv)
+		}
 	}
 }
