@@ -38,10 +38,11 @@ type Engine struct {
 	stepEW  float64       // EWMA of step ms (throttle eta)
 	prefEW  float64       // EWMA of prefill ms per request
 
-	hop    *hop
-	talker *sampler.Sampler
-	pred   *sampler.Sampler
-	pad    []float32 // tts_pad text row
+	hop      *hop
+	contract sampler.Qwen3TTS // the sampling contract of the model's ids
+	talker   *sampler.Sampler
+	pred     *sampler.Sampler
+	pad      []float32 // tts_pad text row
 
 	// batch buffers, MaxBatch rows each
 	hidden, logits, embeds []float32
@@ -73,6 +74,8 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, model: cfg.Model, dims: cfg.Model.Dims(), ids: cfg.IDs, wake: make(chan struct{}, 1)}
 	e.epoch = cfg.Clock.Now()
+	e.contract = sampler.DefaultQwen3TTS()
+	e.contract.Vocab, e.contract.CodebookSize, e.contract.EOS = e.dims.Vocab, e.ids.CodebookSize, int(e.ids.CodecEos)
 	e.bpt = e.model.KVBytesPerToken()
 	if e.bpt <= 0 {
 		return nil, fmt.Errorf("core: model reports %d KV bytes per token", e.bpt)
@@ -154,20 +157,12 @@ func (e *Engine) Submit(ctx context.Context, req Request) (*Stream, error) {
 	if e.cfg.KVBudgetBytes > 0 && need > e.cfg.KVBudgetBytes {
 		return nil, &AdmissionError{Positions: positions, NeedBytes: need, BudgetBytes: e.cfg.KVBudgetBytes}
 	}
-	tp := req.Talker
-	eos := int(e.ids.CodecEos)
-	tp.EOSTokenID = &eos
-	tp.AllowedTokenIDs = make([]int, 0, e.ids.CodebookSize+1)
-	for i := 0; i < e.ids.CodebookSize; i++ {
-		tp.AllowedTokenIDs = append(tp.AllowedTokenIDs, i)
-	}
-	tp.AllowedTokenIDs = append(tp.AllowedTokenIDs, eos)
-	treq, err := sampler.NewRequest(tp, e.dims.Vocab, nil, nil)
+	treq, err := e.contract.TalkerRequest(req.Talker)
 	if err != nil {
 		return nil, fmt.Errorf("%w: request %q: talker: %w", ErrInvalidRequest, req.ID, err)
 	}
 	treq.Reserve(cap)
-	preq, err := sampler.NewRequest(req.Predictor, e.dims.CodebookSize, nil, nil)
+	preq, err := e.contract.PredictorRequest(req.Predictor)
 	if err != nil {
 		return nil, fmt.Errorf("%w: request %q: predictor: %w", ErrInvalidRequest, req.ID, err)
 	}

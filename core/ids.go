@@ -17,6 +17,17 @@ type SpecialIDs struct {
 	Languages                           map[string]int32  // language name → codec id
 	Speakers                            map[string]int32  // speaker name → codec row
 	SpeakerDialect                      map[string]string // speaker name → dialect language that replaces chinese/auto
+
+	// ModelKind is the config's tts_model_type (custom_voice, voice_design,
+	// base; "" when unknown): it picks the default layout (DefaultLayout).
+	ModelKind string
+	// TakesInstruct reports that the model takes an instruction (1.7B
+	// CustomVoice, VoiceDesign); requests with InstructIDs are refused
+	// otherwise.
+	TakesInstruct bool
+	// Context is the talker's max_position_embeddings; a prompt built from
+	// text must leave room in it (0 = unchecked).
+	Context int
 }
 
 // Qwen3TTSIDs returns the ids of the released Qwen3-TTS 12 Hz checkpoints

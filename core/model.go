@@ -87,6 +87,9 @@ type ModelOptions struct {
 	MaxBatch int            // most streams per pass (max_num_seqs), >= 1
 	MaxLen   int            // most talker positions per sequence; 0 = the model's
 	Path     predictor.Path // code predictor path (Incremental by default)
+	// Wrap, when set, wraps the model NewEngine builds before the engine
+	// gets it (NewModel ignores it).
+	Wrap func(Model) Model
 }
 
 // NewModel builds a talker and a code predictor on loaded weights
@@ -202,6 +205,9 @@ func IDsFromConfig(c *predictor.Config) SpecialIDs {
 		Languages:      map[string]int32{},
 		Speakers:       map[string]int32{},
 		SpeakerDialect: map[string]string{},
+		ModelKind:      c.ModelKind,
+		TakesInstruct:  TakesInstruct(c.ModelKind, c.ModelSize),
+		Context:        c.Talker.MaxPositions,
 	}
 	for k, v := range c.LanguageIDs {
 		ids.Languages[k] = int32(v)

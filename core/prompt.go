@@ -24,6 +24,7 @@ type Prompt struct {
 // BuildPrompt builds the Qwen3-TTS talker prompt of r (research/qwen3_tts.md
 // A.4), r validated against ids:
 //
+//	instruct rows         the instruction's ids, when given   (no codec part)
 //	3 role rows           <|im_start|> assistant \n          (no codec part)
 //	control rows          tts_pad … tts_pad, tts_bos  +  think, think_bos, lang, think_eos[, speaker], codec_pad
 //	                      (auto language: nothink, think_bos, think_eos)
@@ -35,6 +36,9 @@ type Prompt struct {
 func BuildPrompt(r *Request, ids *SpecialIDs) (Prompt, error) {
 	lang, err := r.languageID(ids)
 	if err != nil {
+		return Prompt{}, err
+	}
+	if err := r.validateTextParts(ids); err != nil {
 		return Prompt{}, err
 	}
 	spk, hasSpk, err := r.speakerRow(ids)
@@ -56,11 +60,17 @@ func BuildPrompt(r *Request, ids *SpecialIDs) (Prompt, error) {
 	control = append(control, ids.CodecPad)
 
 	n := len(r.TextIDs)
-	rows := make([]PromptRow, 0, 3+len(control)+n+2)
-	rows = append(rows,
-		PromptRow{Text: ids.ImStart, Codec: NoID},
-		PromptRow{Text: ids.Assistant, Codec: NoID},
-		PromptRow{Text: ids.Newline, Codec: NoID})
+	rows := make([]PromptRow, 0, len(r.InstructIDs)+3+len(control)+n+2)
+	for _, t := range r.InstructIDs {
+		rows = append(rows, PromptRow{Text: t, Codec: NoID})
+	}
+	role := []int32{ids.ImStart, ids.Assistant, ids.Newline}
+	if r.RoleIDs != nil {
+		role = r.RoleIDs
+	}
+	for _, t := range role {
+		rows = append(rows, PromptRow{Text: t, Codec: NoID})
+	}
 	for i, c := range control {
 		t := ids.TTSPad
 		if i == len(control)-1 {

@@ -2,26 +2,21 @@ package core
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/omni-tts/omni/sampler"
 )
 
-// DefaultTalkerSampling is the released generation config for codebook 0:
+// DefaultTalkerSampling is the released generation config for codebook 0,
+// as the sampling contract (sampler.DefaultQwen3TTS) defines it:
 // temperature 0.9, top-k 50, top-p 1, repetition penalty 1.05 (over earlier
 // codebook-0 ids), at least 2 frames, no seed.
-func DefaultTalkerSampling() sampler.Params {
-	p := sampler.DefaultParams()
-	p.Temperature, p.TopK, p.RepetitionPenalty, p.MinTokens = 0.9, 50, 1.05, 2
-	return p
-}
+func DefaultTalkerSampling() sampler.Params { return sampler.DefaultQwen3TTS().Talker }
 
 // DefaultPredictorSampling is the released sub-talker config for codebooks
-// 1..15: temperature 0.9, top-k 50, top-p 1, no penalty, no seed.
-func DefaultPredictorSampling() sampler.Params {
-	p := sampler.DefaultParams()
-	p.Temperature, p.TopK = 0.9, 50
-	return p
-}
+// 1..15, as the sampling contract defines it: temperature 0.9, top-k 50,
+// top-p 1, no penalty, no seed.
+func DefaultPredictorSampling() sampler.Params { return sampler.DefaultQwen3TTS().Predictor }
 
 // Seed returns a pointer to s, for sampler.Params.Seed.
 func Seed(s int64) *int64 { return &s }
@@ -73,6 +68,15 @@ type Request struct {
 	// directly (a CustomVoice row, 2048..3071); 0 means no speaker row.
 	SpeakerID int32
 	Layout    Layout
+	// InstructIDs, when set, are the ids of the instruction wrapping
+	// "<|im_start|>user\n{instruct}<|im_end|>\n" (text.Tokenizer.InstructIDs):
+	// text-only rows prepended before the role rows. Only models that take
+	// an instruction (SpecialIDs.TakesInstruct) accept them.
+	InstructIDs []int32
+	// RoleIDs, when set, replace the three role ids <|im_start|> assistant
+	// "\n": the template tokenized as one string joins a text's leading
+	// newline to the role's (text.Tokenizer.PromptIDs returns them).
+	RoleIDs []int32
 
 	// Talker samples codebook 0. Only temperature, top_k, top_p, min_p,
 	// repetition_penalty, min_tokens and seed may be set: the engine adds
@@ -181,6 +185,9 @@ func (r *Request) validate(ids *SpecialIDs, lim Limits) error {
 			return invalid("request %q: text id [%d] = %d outside [0, %d)", r.ID, i, t, ids.TextVocab)
 		}
 	}
+	if err := r.validateTextParts(ids); err != nil {
+		return err
+	}
 	if r.Layout != Streaming && r.Layout != NonStreaming {
 		return invalid("request %q: layout %d unknown", r.ID, int(r.Layout))
 	}
@@ -211,8 +218,11 @@ func (r *Request) validate(ids *SpecialIDs, lim Limits) error {
 // languageID returns the codec id of the request's language, or -1 for
 // auto. A dialect speaker turns chinese and auto into its dialect.
 func (r *Request) languageID(ids *SpecialIDs) (int32, error) {
-	lang := r.Language
-	if d, ok := ids.SpeakerDialect[r.Speaker]; ok && r.Speaker != "" && (lang == "" || lang == "auto" || lang == "chinese") {
+	lang := strings.ToLower(r.Language)
+	if strings.Contains(lang, "dialect") { // upstream offers dialects through their speakers only
+		return 0, invalid("request %q: language %q unknown: a dialect is chosen by its speaker; the model knows auto, %s", r.ID, r.Language, languageNames(ids.Languages))
+	}
+	if d, ok := ids.SpeakerDialect[strings.ToLower(r.Speaker)]; ok && r.Speaker != "" && (lang == "" || lang == "auto" || lang == "chinese") {
 		lang = d
 	}
 	if lang == "" || lang == "auto" {
@@ -220,7 +230,7 @@ func (r *Request) languageID(ids *SpecialIDs) (int32, error) {
 	}
 	id, ok := ids.Languages[lang]
 	if !ok {
-		return 0, invalid("request %q: language %q not in the model's table", r.ID, r.Language)
+		return 0, invalid("request %q: language %q unknown: the model knows auto, %s", r.ID, r.Language, languageNames(ids.Languages))
 	}
 	return id, nil
 }
@@ -229,9 +239,12 @@ func (r *Request) languageID(ids *SpecialIDs) (int32, error) {
 // has one.
 func (r *Request) speakerRow(ids *SpecialIDs) (int32, bool, error) {
 	if r.Speaker != "" {
-		id, ok := ids.Speakers[r.Speaker]
+		id, ok := ids.Speakers[strings.ToLower(r.Speaker)]
 		if !ok {
-			return 0, false, invalid("request %q: speaker %q not in the model's table", r.ID, r.Speaker)
+			if len(ids.Speakers) == 0 {
+				return 0, false, invalid("request %q: speaker %q unknown: the model has no preset speakers", r.ID, r.Speaker)
+			}
+			return 0, false, invalid("request %q: speaker %q unknown: the model knows %s", r.ID, r.Speaker, names(ids.Speakers))
 		}
 		return id, true, nil
 	}

@@ -175,6 +175,11 @@ func (s *Stream) push(e Event) {
 	s.mu.Lock()
 	s.events = append(s.events, e)
 	s.mu.Unlock()
+	s.wake()
+}
+
+// wake signals a reader waiting in Next.
+func (s *Stream) wake() {
 	select {
 	case s.notify <- struct{}{}:
 	default:

@@ -25,6 +25,9 @@ type E2EResult struct {
 	// HostMSPerFrame is the part of MSPerFrame spent inside host functions
 	// (the kernels); the rest is the control core in wasm (0 native).
 	HostMSPerFrame float64 `json:"host_ms_per_frame"`
+	// Streams are the run's streams, ended (their arrivals give the
+	// playback figures).
+	Ended []*core.Stream `json:"-"`
 }
 
 // hostTimer is implemented by engines that account time in host functions.
@@ -52,7 +55,7 @@ func BenchE2E(ctx context.Context, e Engine, streams, frames, textLen int) (E2ER
 type benchRun struct {
 	e      Engine
 	res    E2EResult
-	ss     []Stream
+	ss     []*core.Stream
 	busy   bool
 	calls0 uint64
 	ht0    time.Duration
@@ -126,6 +129,7 @@ func (b *benchRun) finish(ctx context.Context) (E2EResult, error) {
 		}
 	}
 	b.res.MSPerFrame = float64(b.decode) / 1e6 / float64(frames)
+	b.res.Ended = b.ss
 	if b.res.Steps > 1 {
 		b.res.HostCallsPerFrame = float64(b.e.HostCalls()-b.calls0) / float64(b.res.Steps-1)
 	}

@@ -3,36 +3,42 @@ package host
 import (
 	"context"
 	"os"
-	"strconv"
 	"testing"
 
 	"github.com/omni-tts/omni/core"
 )
 
-// TestBenchE2EReport is a manual measurement, run with
-// OMNI_E2E_MODEL=synth:0.6b go test -run BenchE2EReport -v ./host/
-// (it compares the two modes in one process; it asserts no timing).
-func TestBenchE2EReport(t *testing.T) {
+// BenchmarkE2E runs BenchE2E's workload (2 streams × 8 frames) in each
+// mode and reports its ms_per_frame, the one definition both modes share.
+// The model is synth:tiny, or OMNI_E2E_MODEL (e.g. synth:0.6b); for the
+// figures of a real run, native and WASI stepped in lockstep, use
+// "omni bench e2e --wasm".
+func BenchmarkE2E(b *testing.B) {
 	spec := os.Getenv("OMNI_E2E_MODEL")
 	if spec == "" {
-		t.Skip("set OMNI_E2E_MODEL (e.g. synth:0.6b) to measure native vs WASI ms_per_frame")
+		spec = "synth:tiny"
 	}
-	env := func(k string, d int) int {
-		if v, _ := strconv.Atoi(os.Getenv(k)); v > 0 {
-			return v
-		}
-		return d
-	}
-	frames, reps, threads := env("OMNI_E2E_FRAMES", 16), env("OMNI_E2E_REPS", 3), env("OMNI_E2E_THREADS", 0)
-	for _, streams := range []int{1, 8} {
-		c, err := CompareE2E(context.Background(), Options{Model: spec, Threads: threads, Engine: core.Config{Throttle: core.Throttle{Disabled: true}}}, streams, frames, 8, 4, reps)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range c.Native {
-			t.Logf("streams %d run %d: native %.2f ms/frame, wasi %.2f ms/frame (%.2f in host functions, %.1f host calls/frame)", streams, i, c.Native[i].MSPerFrame, c.WASI[i].MSPerFrame, c.WASI[i].HostMSPerFrame, c.WASI[i].HostCallsPerFrame)
-		}
-		t.Logf("streams %d: guest accounting %+v", streams, c.Guest)
-		t.Logf("streams %d: median native %.2f ms/frame, wasi %.2f ms/frame, ratio %.3f", streams, c.NativeMS, c.WASIMS, c.Ratio)
+	ctx := context.Background()
+	for _, mode := range []Mode{Native, WASI} {
+		b.Run(mode.String(), func(b *testing.B) {
+			e, err := Open(ctx, Options{Model: spec, Mode: mode, MaxBatch: 2, Threads: 1,
+				Engine: core.Config{Throttle: core.Throttle{Disabled: true}}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer e.Close()
+			b.ResetTimer()
+			var ms, calls float64
+			for i := 0; i < b.N; i++ {
+				r, err := BenchE2E(ctx, e, 2, 8, 8)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ms += r.MSPerFrame
+				calls += r.HostCallsPerFrame
+			}
+			b.ReportMetric(ms/float64(b.N), "ms/frame")
+			b.ReportMetric(calls/float64(b.N), "hostcalls/frame")
+		})
 	}
 }

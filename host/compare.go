@@ -3,31 +3,23 @@ package host
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/omni-tts/omni/core"
-	"github.com/omni-tts/omni/predictor"
 	"github.com/omni-tts/omni/simd"
 	"github.com/omni-tts/omni/wasm/abi"
 )
 
-// E2EComparison holds the runs of CompareE2E and their medians.
+// E2EComparison holds the runs of CompareE2E (package bench reduces them
+// to medians and quartiles).
 type E2EComparison struct {
 	Native, WASI []E2EResult
-	// NativeMS and WASIMS are the median ms_per_frame of each mode;
-	// RatioOfMedians is WASIMS / NativeMS.
-	NativeMS, WASIMS, RatioOfMedians float64
 	// StepRatios holds, for every decode step of every repetition, the
 	// WASI step's wall time over the native one's: the two engines run
 	// the same seeded workload in lockstep, one step each in turn (which
 	// goes first alternates), so a passing load on the machine falls on
-	// both halves of a pair. Ratio is their median, RatioP25 and RatioP75
-	// their quartiles.
-	StepRatios                []float64
-	Ratio, RatioP25, RatioP75 float64
-	// HostCallsPerFrame is the WASI runs' median.
-	HostCallsPerFrame float64
+	// both halves of a pair.
+	StepRatios []float64
 	// Guest is the guest's own accounting over all its runs (step, model
 	// and encode ms).
 	Guest abi.Load
@@ -52,7 +44,7 @@ func CompareE2E(ctx context.Context, o Options, streams, frames, textLen, warmup
 	}
 	src := o.Source
 	if src == nil {
-		if src, err = predictor.OpenModel(o.Model); err != nil {
+		if src, err = OpenModel(o.Model); err != nil {
 			return nil, err
 		}
 		defer src.Close()
@@ -70,15 +62,10 @@ func CompareE2E(ctx context.Context, o Options, streams, frames, textLen, warmup
 		return nil, err
 	}
 	defer we.Close() // frees the weights and nb
-	m, err := core.NewModel(w, core.ModelOptions{MaxBatch: streams, MaxLen: o.MaxLen, Path: o.Path})
-	if err != nil {
-		return nil, err
-	}
 	cfg := o.Engine
-	cfg.Model, cfg.IDs, cfg.MaxBatch = m, core.IDsFromConfig(src.Config()), streams
-	ce, err := core.New(cfg)
+	cfg.MaxBatch = streams
+	ce, err := core.NewEngine(w, src.Config(), cfg, core.ModelOptions{MaxLen: o.MaxLen, Path: o.Path})
 	if err != nil {
-		m.Close()
 		return nil, err
 	}
 	ne := &nativeEngine{e: ce}
@@ -102,27 +89,6 @@ func CompareE2E(ctx context.Context, o Options, streams, frames, textLen, warmup
 	if _, err := we.Load(); err == nil {
 		c.Guest = we.guestLoad()
 	}
-	med := func(rs []E2EResult, f func(E2EResult) float64) float64 {
-		v := make([]float64, len(rs))
-		for i, r := range rs {
-			v[i] = f(r)
-		}
-		slices.Sort(v)
-		if n := len(v); n%2 == 1 {
-			return v[n/2]
-		} else {
-			return (v[n/2-1] + v[n/2]) / 2
-		}
-	}
-	ms := func(r E2EResult) float64 { return r.MSPerFrame }
-	c.NativeMS, c.WASIMS = med(c.Native, ms), med(c.WASI, ms)
-	c.RatioOfMedians = c.WASIMS / c.NativeMS
-	r := slices.Clone(c.StepRatios)
-	slices.Sort(r)
-	if len(r) > 0 {
-		c.Ratio, c.RatioP25, c.RatioP75 = quantile(r, 0.5), quantile(r, 0.25), quantile(r, 0.75)
-	}
-	c.HostCallsPerFrame = med(c.WASI, func(r E2EResult) float64 { return r.HostCallsPerFrame })
 	return c, nil
 }
 
@@ -169,16 +135,4 @@ func benchPaired(ctx context.Context, ne, we Engine, streams, frames, textLen in
 		return n, w, fmt.Errorf("%v: %w", we.Mode(), err)
 	}
 	return n, w, nil
-}
-
-// quantile is the q-quantile of the sorted non-empty v, interpolated
-// linearly between order statistics.
-func quantile(v []float64, q float64) float64 {
-	p := q * float64(len(v)-1)
-	i := int(p)
-	if i+1 >= len(v) {
-		return v[len(v)-1]
-	}
-	f := p - float64(i)
-	return v[i]*(1-f) + v[i+1]*f
 }

@@ -10,8 +10,8 @@ import (
 
 // TestCompareE2ELockstep runs the paired comparison on the tiny model and
 // checks its bookkeeping: every decode step of every repetition paired
-// once, every stream of both modes generating its frames, the quartiles
-// ordered and the guest's own accounting present. It asserts no timing.
+// once, every stream of both modes generating its frames and the guest's own
+// accounting present. It asserts no timing.
 func TestCompareE2ELockstep(t *testing.T) {
 	const streams, frames, reps = 2, 5, 2
 	c, err := CompareE2E(context.Background(), Options{Model: "synth:tiny", Threads: 1, Engine: core.Config{Throttle: core.Throttle{Disabled: true}}}, streams, frames, 4, 2, reps)
@@ -42,23 +42,7 @@ func TestCompareE2ELockstep(t *testing.T) {
 			t.Fatalf("step ratio %v", r)
 		}
 	}
-	if !(c.RatioP25 <= c.Ratio && c.Ratio <= c.RatioP75) {
-		t.Fatalf("quartiles %v ≤ median %v ≤ %v do not hold", c.RatioP25, c.Ratio, c.RatioP75)
-	}
 	if c.Guest.GuestSteps == 0 {
 		t.Fatalf("no guest accounting: %+v", c.Guest)
-	}
-}
-
-// TestQuantile checks the interpolated quantile against worked values.
-func TestQuantile(t *testing.T) {
-	v := []float64{1, 2, 4, 8}
-	for _, c := range []struct{ q, want float64 }{{0, 1}, {0.25, 1.75}, {0.5, 3}, {0.75, 5}, {1, 8}} {
-		if got := quantile(v, c.q); math.Abs(got-c.want) > 1e-12 {
-			t.Errorf("quantile(%v, %v) = %v, want %v", v, c.q, got, c.want)
-		}
-	}
-	if got := quantile([]float64{7}, 0.5); got != 7 {
-		t.Errorf("quantile of one value = %v", got)
 	}
 }

@@ -1,8 +1,10 @@
 // Package host runs omni's control core as a WASI module inside any Go
 // program, with wazero, and offers one embedding API for both deployments.
 //
-// Open returns an Engine over a checkpoint or a synthetic model in either
-// mode: Native links the control core (package core) into the program;
+// Open is the one way a program builds an engine (core.NewEngine inside):
+// it returns an Engine over a checkpoint or a synthetic model in either
+// mode, and its streams are *core.Stream in both. Native links the control
+// core (package core) into the program;
 // WASI runs the embedded guest module (built from ../wasm/guest by
 // `go generate ./host/...`, reproducibly, and checked by a test) and
 // serves the backend ops it imports (module "omni", see package wasm/abi)
@@ -23,7 +25,10 @@
 // (WithMemoryLimitPages + WithMemoryCapacityFromMax), so views never go
 // stale. A trap, a timeout or a runtime error from a guest call discards
 // that instance with every object it made; its streams end with an error
-// wrapping ErrTrapped and the next call starts a fresh instance.
+// wrapping ErrTrapped and the next call starts a fresh instance. An
+// instance may hold what its engine built plus the engine's KV budget
+// (Options.Engine.KVBudgetBytes): the one budget the engine admits
+// against, enforced again on this side because the guest is not trusted.
 //
 // host may import wazero, simd, core, predictor, sampler, sched and stats
 // (and the shared wasm/abi); nothing portable imports host.

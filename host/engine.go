@@ -84,8 +84,11 @@ type Options struct {
 // Engine is an omni engine in either mode behind one interface: Submit a
 // core.Request, read its Stream, drive the engine with Run (or Step).
 type Engine interface {
-	// Submit validates req and queues it (see core.Engine.Submit).
-	Submit(ctx context.Context, req core.Request) (Stream, error)
+	// Submit validates req and queues it (see core.Engine.Submit). The
+	// stream is a core.Stream in either mode (in WASI mode a core.Feed
+	// fills it with the guest's events; Submitted and Arrivals are then on
+	// the host's clock).
+	Submit(ctx context.Context, req core.Request) (*core.Stream, error)
 	// Step runs one scheduler step and reports whether work remains.
 	Step() (busy bool, err error)
 	// Run steps until ctx is done or the engine is closed.
@@ -94,31 +97,13 @@ type Engine interface {
 	Load() (core.Load, error)
 	// Mode returns where the control core runs.
 	Mode() Mode
+	// Weights returns the weights loaded on this side (their sizes give a
+	// benchmark's bytes per frame); the engine owns them.
+	Weights() *predictor.Weights
 	// HostCalls returns the guest→host calls made so far (0 in Native mode).
 	HostCalls() uint64
 	// Close ends every stream and frees the engine.
 	Close() error
-}
-
-// Stream is one request's stream, as core.Stream offers it.
-type Stream interface {
-	// ID returns the request's ID.
-	ID() string
-	// Next returns the next event, waiting for one; io.EOF after the end.
-	Next(ctx context.Context) (core.Event, error)
-	// Done is closed when the stream has ended.
-	Done() <-chan struct{}
-	// End returns how the stream ended (EndNone while it runs).
-	End() core.End
-	// Wait blocks until the stream is done and returns its end.
-	Wait(ctx context.Context) (core.End, error)
-	// Codes returns every frame's codes once the stream is done.
-	Codes() [][core.Codebooks]int32
-	// Submitted returns the engine clock at Submit.
-	Submitted() time.Duration
-	// Arrivals returns the audio-carrying chunks received so far (in WASI
-	// mode: when the host received them, on the engine's host clock).
-	Arrivals() []core.Arrival
 }
 
 // withDefaults fills the zero fields.
@@ -154,7 +139,7 @@ func Open(ctx context.Context, opts Options) (Engine, error) {
 	}
 	src, own := opts.Source, false
 	if src == nil {
-		if src, err = predictor.OpenModel(opts.Model); err != nil {
+		if src, err = OpenModel(opts.Model); err != nil {
 			return nil, err
 		}
 		own = true

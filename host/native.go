@@ -23,16 +23,10 @@ func openNative(o Options, src predictor.Source, nb *simd.Backend) (*nativeEngin
 	if err != nil {
 		return nil, err
 	}
-	m, err := core.NewModel(w, core.ModelOptions{MaxBatch: o.MaxBatch, MaxLen: o.MaxLen, Path: o.Path})
-	if err != nil {
-		w.Free()
-		return nil, err
-	}
 	cfg := o.Engine
-	cfg.Model, cfg.IDs, cfg.MaxBatch = m, core.IDsFromConfig(src.Config()), o.MaxBatch
-	e, err := core.New(cfg)
+	cfg.MaxBatch = o.MaxBatch
+	e, err := core.NewEngine(w, src.Config(), cfg, core.ModelOptions{MaxLen: o.MaxLen, Path: o.Path})
 	if err != nil {
-		m.Close()
 		w.Free()
 		return nil, err
 	}
@@ -40,12 +34,8 @@ func openNative(o Options, src predictor.Source, nb *simd.Backend) (*nativeEngin
 }
 
 // Submit implements Engine.
-func (n *nativeEngine) Submit(ctx context.Context, req core.Request) (Stream, error) {
-	s, err := n.e.Submit(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
+func (n *nativeEngine) Submit(ctx context.Context, req core.Request) (*core.Stream, error) {
+	return n.e.Submit(ctx, req)
 }
 
 // Step implements Engine.
@@ -59,6 +49,9 @@ func (n *nativeEngine) Load() (core.Load, error) { return n.e.Load(), nil }
 
 // Mode implements Engine.
 func (n *nativeEngine) Mode() Mode { return Native }
+
+// Weights implements Engine.
+func (n *nativeEngine) Weights() *predictor.Weights { return n.w }
 
 // HostCalls implements Engine: a native engine makes none.
 func (n *nativeEngine) HostCalls() uint64 { return 0 }

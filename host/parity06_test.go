@@ -76,9 +76,10 @@ func TestNativeAndWASIBitIdentical06B(t *testing.T) {
 		t.Errorf("probe codes: wasi %v, native %v", rep.Codes, wantCodes)
 	}
 
+	m.Close()
 	cfg := opts.Engine
-	cfg.Model, cfg.IDs, cfg.MaxBatch = m, core.IDsFromConfig(src.Config()), batch
-	ne, err := core.New(cfg)
+	cfg.MaxBatch = batch
+	ne, err := core.NewEngine(w, src.Config(), cfg, core.ModelOptions{MaxLen: 256})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestNativeAndWASIBitIdentical06B(t *testing.T) {
 // nativeCore adapts a bare core.Engine to Engine for runAll.
 type nativeCore struct{ e *core.Engine }
 
-func (n nativeCore) Submit(ctx context.Context, r core.Request) (Stream, error) {
+func (n nativeCore) Submit(ctx context.Context, r core.Request) (*core.Stream, error) {
 	return n.e.Submit(ctx, r)
 }
 func (n nativeCore) Step() (bool, error)           { return n.e.Step() }
@@ -98,4 +99,5 @@ func (n nativeCore) Run(ctx context.Context) error { return n.e.Run(ctx) }
 func (n nativeCore) Load() (core.Load, error)      { return n.e.Load(), nil }
 func (n nativeCore) Mode() Mode                    { return Native }
 func (n nativeCore) HostCalls() uint64             { return 0 }
+func (n nativeCore) Weights() *predictor.Weights   { return nil }
 func (n nativeCore) Close() error                  { return n.e.Close() }

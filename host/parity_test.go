@@ -48,7 +48,7 @@ func sameCodes(t *testing.T, nat, wsi Engine, reqs []core.Request) {
 func runAll(t *testing.T, e Engine, reqs []core.Request) ([][][core.Codebooks]int32, []core.End) {
 	t.Helper()
 	ctx := context.Background()
-	var ss []Stream
+	var ss []*core.Stream
 	for _, r := range reqs {
 		s, err := e.Submit(ctx, r)
 		if err != nil {

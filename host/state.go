@@ -19,8 +19,13 @@ type hostState struct {
 	current owner            // instance whose calls are running
 	nextID  owner
 
-	budget int64 // bytes of objects one instance may hold
-	used   int64 // bytes the current instance holds
+	// budget is the bytes of objects the current instance may hold: the
+	// ceiling until its engine is built, then what the engine built plus
+	// the engine's own KV budget (wasiEngine.instance), so the host
+	// enforces the one budget the engine admits against.
+	budget  int64
+	ceiling int64 // budget of an instance whose engine has no KV budget
+	used    int64 // bytes the current instance holds
 
 	calls    uint64            // host calls since the state was made
 	hostTime time.Duration     // time spent inside host functions
@@ -33,7 +38,7 @@ type hostState struct {
 func newHostState(native predictor.Backend, src predictor.Source, budget int64) *hostState {
 	return &hostState{
 		native: native, table: newHandleTable(), src: src,
-		budget: budget, names: map[string]string{},
+		budget: budget, ceiling: budget, names: map[string]string{},
 	}
 }
 
@@ -42,6 +47,7 @@ func (s *hostState) beginInstance() owner {
 	s.nextID++
 	s.current = s.nextID
 	s.used = 0
+	s.budget = s.ceiling
 	return s.current
 }
 

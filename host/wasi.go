@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/omni-tts/omni/core"
@@ -28,6 +27,7 @@ type wasiEngine struct {
 	ctx    context.Context
 	spec   abi.EngineSpec
 	ownSrc predictor.Source
+	w      *predictor.Weights // the host's weights, on guest handles (nil in CompareE2E)
 
 	mu      sync.Mutex // serializes every guest call (Submit, Step, Load, Close)
 	in      *instance
@@ -43,7 +43,7 @@ type wasiEngine struct {
 // openWASI loads the weights natively, builds the runtime and the first
 // instance.
 func openWASI(ctx context.Context, o Options, src predictor.Source, nb *simd.Backend) (*wasiEngine, error) {
-	s, rec, _, err := loadShared(src, nb, o.Precision)
+	s, rec, w, err := loadShared(src, nb, o.Precision)
 	if err != nil {
 		return nil, err
 	}
@@ -52,6 +52,7 @@ func openWASI(ctx context.Context, o Options, src predictor.Source, nb *simd.Bac
 		s.table.release(ownerHost, func(h int32) { nb.Free(h) })
 		return nil, err
 	}
+	e.w = w
 	return e, nil
 }
 
@@ -127,6 +128,13 @@ func (e *wasiEngine) instance() (*instance, error) {
 		in.discard()
 		return nil, fmt.Errorf("host: guest engine: %w", err)
 	}
+	// One KV budget: the guest's engine admits streams against
+	// Engine.KVBudgetBytes (block-rounded reservations, never below what a
+	// stream's cache takes); the host, which cannot trust the guest's count,
+	// lets the instance hold what its engine built plus that same budget.
+	if kv := e.opts.Engine.KVBudgetBytes; kv > 0 {
+		e.s.budget = min(e.s.ceiling, e.s.used+kv)
+	}
 	e.in = in
 	return in, nil
 }
@@ -135,14 +143,14 @@ func (e *wasiEngine) instance() (*instance, error) {
 func (e *wasiEngine) lost(err error) {
 	e.replace++
 	for id, st := range e.streams {
-		st.fail(err)
+		st.feed.Fail(err)
 		delete(e.streams, id)
 	}
 	e.in = nil
 }
 
 // Submit implements Engine.
-func (e *wasiEngine) Submit(ctx context.Context, req core.Request) (Stream, error) {
+func (e *wasiEngine) Submit(ctx context.Context, req core.Request) (*core.Stream, error) {
 	raw, err := json.Marshal(&req)
 	if err != nil {
 		return nil, fmt.Errorf("host: encode request %q: %w", req.ID, err)
@@ -167,17 +175,14 @@ func (e *wasiEngine) Submit(ctx context.Context, req core.Request) (Stream, erro
 		}
 		return nil, err
 	}
-	st := newWASIStream(req, id)
-	st.clock = func() time.Duration { return time.Since(e.epoch) }
-	st.submitted = st.clock()
+	st := &wasiStream{feed: core.NewFeed(ctx, req, e.clock(), e.kick)}
 	e.streams[id] = st
-	st.stopCtx = context.AfterFunc(ctx, func() {
-		st.cancelReq.Store(true)
-		e.kick()
-	})
 	e.kick()
-	return st, nil
+	return st.feed.Stream(), nil
 }
+
+// clock is the host clock of Submitted and Arrivals: time since Open.
+func (e *wasiEngine) clock() time.Duration { return time.Since(e.epoch) }
 
 // kick wakes Run.
 func (e *wasiEngine) kick() {
@@ -202,7 +207,7 @@ func (e *wasiEngine) Step() (bool, error) {
 		return false, err
 	}
 	for id, st := range e.streams {
-		if st.cancelReq.Load() && !st.cancelSent {
+		if !st.cancelSent && st.feed.Cancelled() {
 			st.cancelSent = true
 			if _, err := in.command(&abi.Command{Op: abi.CmdCancel, Stream: id}); err != nil {
 				if errors.Is(err, ErrTrapped) {
@@ -221,7 +226,7 @@ func (e *wasiEngine) Step() (bool, error) {
 		for i := range rep.Events {
 			ev := &rep.Events[i]
 			if st, ok := e.streams[ev.Stream]; ok {
-				if st.deliver(ev) {
+				if st.feed.Push(event(ev), e.clock()) {
 					delete(e.streams, ev.Stream)
 				}
 			}
@@ -283,6 +288,9 @@ func (e *wasiEngine) Load() (core.Load, error) {
 
 // Mode implements Engine.
 func (e *wasiEngine) Mode() Mode { return WASI }
+
+// Weights implements Engine.
+func (e *wasiEngine) Weights() *predictor.Weights { return e.w }
 
 // HostCalls implements Engine.
 func (e *wasiEngine) HostCalls() uint64 {
@@ -360,7 +368,7 @@ func (e *wasiEngine) Close() error {
 		e.in.discard()
 	}
 	for id, st := range e.streams {
-		st.fail(core.ErrClosed)
+		st.feed.Fail(core.ErrClosed)
 		delete(e.streams, id)
 	}
 	errs = append(errs, e.v.close(context.Background()))
@@ -371,28 +379,4 @@ func (e *wasiEngine) Close() error {
 	}
 	e.kick()
 	return errors.Join(errs...)
-}
-
-// wasiStream is the host side of a stream running in the guest.
-type wasiStream struct {
-	req        core.Request
-	id         uint64
-	cancelReq  atomic.Bool
-	cancelSent bool // owned by the step goroutine
-	stopCtx    func() bool
-
-	clock     func() time.Duration
-	submitted time.Duration
-
-	mu       sync.Mutex
-	arrivals []core.Arrival
-	events   []core.Event
-	notify   chan struct{}
-	codes    [][core.Codebooks]int32
-	end      core.End
-	done     chan struct{}
-}
-
-func newWASIStream(req core.Request, id uint64) *wasiStream {
-	return &wasiStream{req: req, id: id, notify: make(chan struct{}, 1), done: make(chan struct{})}
 }

@@ -3,6 +3,8 @@ package predictor
 import (
 	"errors"
 	"fmt"
+
+	"github.com/omni-tts/omni/safetensors"
 )
 
 // Sentinel errors of the loader. Every error the loader returns wraps one of
@@ -11,17 +13,17 @@ import (
 var (
 	// ErrFormat reports a malformed safetensors file: bad header length,
 	// malformed JSON, unknown dtype, inconsistent sizes or offsets.
-	ErrFormat = errors.New("predictor: malformed safetensors")
+	ErrFormat = safetensors.ErrFormat
 	// ErrTruncated reports a file shorter than its header says.
-	ErrTruncated = errors.New("predictor: truncated file")
+	ErrTruncated = safetensors.ErrTruncated
 	// ErrNoTensor reports a tensor that is not in the file or model.
-	ErrNoTensor = errors.New("predictor: no such tensor")
+	ErrNoTensor = safetensors.ErrNoTensor
 	// ErrDType reports a tensor whose dtype the requested conversion cannot
 	// read exactly (e.g. F64 into float32).
-	ErrDType = errors.New("predictor: unsupported dtype")
+	ErrDType = safetensors.ErrDType
 	// ErrShape reports a tensor whose shape differs from what the config or
 	// the caller expects; the detail is a *ShapeError.
-	ErrShape = errors.New("predictor: shape mismatch")
+	ErrShape = safetensors.ErrShape
 	// ErrConfig reports a config.json or generation_config.json that is
 	// missing a field, has a field of the wrong type, or holds a value out
 	// of range.
@@ -29,7 +31,7 @@ var (
 	// ErrNonFinite reports a NaN or infinity in a weight that must be finite.
 	ErrNonFinite = errors.New("predictor: non-finite weight")
 	// ErrClosed reports a read from a closed file or source.
-	ErrClosed = errors.New("predictor: read after close")
+	ErrClosed = safetensors.ErrClosed
 	// ErrSpec reports a model spec OpenModel does not understand.
 	ErrSpec = errors.New("predictor: bad model spec")
 )
@@ -80,15 +82,9 @@ func (e *TensorError) Error() string {
 // Unwrap returns the cause.
 func (e *TensorError) Unwrap() error { return e.Err }
 
-// trimPrefix drops a leading "predictor: " so wrapped messages do not repeat
-// the package name.
-func trimPrefix(s string) string {
-	const p = "predictor: "
-	if len(s) >= len(p) && s[:len(p)] == p {
-		return s[len(p):]
-	}
-	return s
-}
+// trimPrefix drops a leading "predictor: " (or "safetensors: ", from the
+// reader) so wrapped messages do not repeat a package name.
+func trimPrefix(s string) string { return safetensors.TrimPrefix(s) }
 
 // formatError builds an ErrFormat-wrapping error with a precise message.
 func formatError(format string, args ...any) error {

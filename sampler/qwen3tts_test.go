@@ -8,12 +8,12 @@ import (
 func TestQwen3TTSTalkerContract(t *testing.T) {
 	c := DefaultQwen3TTS()
 	if c.Talker.Temperature != 0.9 || c.Talker.TopK != 50 || c.Talker.RepetitionPenalty != 1.05 ||
-		c.Predictor.Temperature != 0.9 || c.Predictor.TopK != 50 || c.EOS != 2150 || c.MinTokens != 2 {
+		c.Predictor.Temperature != 0.9 || c.Predictor.TopK != 50 || c.EOS != 2150 || c.Talker.MinTokens != 2 {
 		t.Fatalf("defaults %+v differ from generation_config.json", c)
 	}
 	// Greedy so the processed logits decide the token directly.
 	c.Talker.Temperature = 0
-	r, err := c.TalkerRequest()
+	r, err := c.TalkerRequest(c.Talker)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestQwen3TTSPredictorAndConfig(t *testing.T) {
 	c := DefaultQwen3TTS()
 	seed := int64(4)
 	c.Predictor.Seed = &seed
-	r, err := c.PredictorRequest()
+	r, err := c.PredictorRequest(c.Predictor)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestQwen3TTSPredictorAndConfig(t *testing.T) {
 	}
 	bad := DefaultQwen3TTS()
 	bad.EOS = 4000
-	if _, err := bad.TalkerRequest(); err == nil {
+	if _, err := bad.TalkerRequest(bad.Talker); err == nil {
 		t.Error("TalkerRequest with EOS 4000 = nil error")
 	}
 }

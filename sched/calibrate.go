@@ -17,10 +17,11 @@ type ChunkSamples struct {
 
 // FramesPerSecond measures the production rate from one request's chunks.
 // Over the chunks that carry audio: frames = Σ samples of all but the first
-// / sampleRate × 1000 / 80, wall = (last t − first t) / 1000 s, rate =
-// frames / wall. ok is false with fewer than two audio chunks or no wall time.
-func FramesPerSecond(chunks []ChunkSamples, sampleRate int) (rate float64, ok bool) {
-	if sampleRate <= 0 {
+// / sampleRate × 1000 / frameMS, wall = (last t − first t) / 1000 s, rate =
+// frames / wall. ok is false with fewer than two audio chunks, no wall time
+// or a frameMS that is not positive.
+func FramesPerSecond(chunks []ChunkSamples, sampleRate int, frameMS float64) (rate float64, ok bool) {
+	if sampleRate <= 0 || !(frameMS > 0) {
 		return 0, false
 	}
 	var audio []ChunkSamples
@@ -36,7 +37,7 @@ func FramesPerSecond(chunks []ChunkSamples, sampleRate int) (rate float64, ok bo
 	for _, c := range audio[1:] {
 		samples += c.Samples
 	}
-	frames := float64(samples) / float64(sampleRate) * 1000 / FrameMS
+	frames := float64(samples) / float64(sampleRate) * 1000 / frameMS
 	wall := (audio[len(audio)-1].TMS - audio[0].TMS) / 1000
 	if wall <= 0 {
 		return 0, false
@@ -94,7 +95,8 @@ type Calibration struct {
 //	          ([steady/2, steady] when that gives one entry)
 //	adaptive = rtf > 0.5
 //
-// The rate comes from FramesPerSecond (80 ms frames). When it cannot be
+// The rate comes from FramesPerSecond at frame_ms, the frame every other
+// formula uses. When it cannot be
 // measured the result is the default: not measured, adaptive, min 2,
 // margin 50, ramp 2, 4, 8, 16, steady.
 func DeriveChunkSchedule(chunks []ChunkSamples, sampleRate int, o CalibrateOptions) (Calibration, error) {
@@ -104,7 +106,7 @@ func DeriveChunkSchedule(chunks []ChunkSamples, sampleRate int, o CalibrateOptio
 	if sampleRate <= 0 {
 		return Calibration{}, fmt.Errorf("sched: calibration sample_rate %d, want > 0", sampleRate)
 	}
-	rate, ok := FramesPerSecond(chunks, sampleRate)
+	rate, ok := FramesPerSecond(chunks, sampleRate, o.FrameMS)
 	if !ok || !(rate > 0) {
 		return Calibration{Adaptive: true, MinFrames: 2, MarginMS: 50, Ramp: []int{2, 4, 8, 16, o.SteadyFrames}}, nil
 	}

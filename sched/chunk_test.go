@@ -115,15 +115,55 @@ func TestAdaptiveWorkedTrace(t *testing.T) {
 func TestFramesPerSecondL20XShape(t *testing.T) {
 	// 1, 25, 25 frames at 30/190/350 ms (24 kHz, 1920 samples a frame).
 	chunks := []ChunkSamples{{30, 1920}, {190, 25 * 1920}, {350, 25 * 1920}}
-	rate, ok := FramesPerSecond(chunks, 24000)
+	rate, ok := FramesPerSecond(chunks, 24000, 80)
 	if !ok || math.Abs(rate-50/0.32) > 1e-9 {
 		t.Errorf("FramesPerSecond = %v, %v; want %v", rate, ok, 50/0.32)
 	}
-	if _, ok := FramesPerSecond(chunks[:1], 24000); ok {
+	if _, ok := FramesPerSecond(chunks[:1], 24000, 80); ok {
 		t.Error("one chunk measured a rate")
 	}
-	if _, ok := FramesPerSecond([]ChunkSamples{{30, 1920}, {40, 0}, {30, 1920}}, 24000); ok {
+	if _, ok := FramesPerSecond([]ChunkSamples{{30, 1920}, {40, 0}, {30, 1920}}, 24000, 80); ok {
 		t.Error("zero wall time measured a rate")
+	}
+}
+
+// TestDeriveChunkScheduleFrameMS checks that frame_ms reaches every
+// formula, frame count included, with numbers worked by hand for a 40 ms
+// frame (960 samples at 24 kHz): 10 frames after the first chunk.
+func TestDeriveChunkScheduleFrameMS(t *testing.T) {
+	o := DefaultCalibrateOptions()
+	o.FrameMS = 40
+	for _, tc := range []struct {
+		name                     string
+		lastMS                   float64
+		rate, rtf, produce, lead float64
+		min                      int
+		margin                   float64
+		ramp                     []int
+		adaptive                 bool
+	}{
+		// 10 frames in 0.1 s: rate 100, rtf 25/100, produce 10 ms, lead
+		// 40 + 0, min ceil(40/40) = 1, margin 40 + 10.
+		{"fast", 100, 100, 0.25, 10, 40, 1, 50, []int{1, 2, 4, 8, 16, 25}, false},
+		// 10 frames in 1 s: rate 10, rtf 2.5, produce 100, lead 40 + 60·25
+		// = 1540, min ceil(1540/40) = 39 → 25, margin 140.
+		{"slow", 1000, 10, 2.5, 100, 1540, 25, 140, []int{12, 25}, true},
+	} {
+		chunks := []ChunkSamples{{0, 960}, {tc.lastMS, 10 * 960}}
+		rate, ok := FramesPerSecond(chunks, 24000, o.FrameMS)
+		if !ok || math.Abs(rate-tc.rate) > 1e-9 {
+			t.Errorf("%s: FramesPerSecond at 40 ms = %v, %v; want %v", tc.name, rate, ok, tc.rate)
+		}
+		c, err := DeriveChunkSchedule(chunks, 24000, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(c.FramesPerSecond-tc.rate) > 1e-9 || math.Abs(c.RTF-tc.rtf) > 1e-9 || math.Abs(c.ProduceMSPerFrame-tc.produce) > 1e-9 ||
+			math.Abs(c.LeadNeededMS-tc.lead) > 1e-9 || c.MinFrames != tc.min || math.Abs(c.MarginMS-tc.margin) > 1e-9 ||
+			!slices.Equal(c.Ramp, tc.ramp) || c.Adaptive != tc.adaptive {
+			t.Errorf("%s: %+v; want rate %v rtf %v produce %v lead %v min %d margin %v ramp %v adaptive %v",
+				tc.name, c, tc.rate, tc.rtf, tc.produce, tc.lead, tc.min, tc.margin, tc.ramp, tc.adaptive)
+		}
 	}
 }
 
@@ -181,33 +221,5 @@ func TestDeriveChunkScheduleWorkedNumbers(t *testing.T) {
 	}
 	if _, err := DeriveChunkSchedule(nil, 24000, CalibrateOptions{SteadyFrames: 1, FrameMS: 80}); err == nil {
 		t.Error("steady 1 accepted")
-	}
-}
-
-func TestCalibrationCache(t *testing.T) {
-	dir := t.TempDir()
-	hw := HardwareProfile{Arch: "x86_64", CPUModel: "test cpu", CPUFlags: []string{"avx2", "avx512"}, NLogical: 4, NPhysical: 4}
-	fp := Fingerprint(hw, "Qwen3-TTS-0.6B")
-	if len(fp) != 16 {
-		t.Fatalf("fingerprint %q is not 16 hex digits", fp)
-	}
-	if fp == Fingerprint(hw, "Qwen3-TTS-1.7B") {
-		t.Error("fingerprint does not depend on the model")
-	}
-	hw2 := hw
-	hw2.CPUFlags = []string{"avx512", "avx2"}
-	if Fingerprint(hw2, "Qwen3-TTS-0.6B") != fp {
-		t.Error("fingerprint depends on flag order")
-	}
-	if _, found, err := LoadCalibration(dir, fp); found || err != nil {
-		t.Fatalf("empty cache: found %v err %v", found, err)
-	}
-	cal := Calibration{Measured: true, RTF: 1.2, MinFrames: 3, MarginMS: 90, Ramp: []int{3, 6, 12, 25}, Adaptive: true}
-	if err := SaveCalibration(dir, fp, cal); err != nil {
-		t.Fatal(err)
-	}
-	got, found, err := LoadCalibration(dir, fp)
-	if err != nil || !found || !slices.Equal(got.Ramp, cal.Ramp) || got.MinFrames != 3 || got.MarginMS != 90 || !got.Adaptive {
-		t.Errorf("round trip = %+v, %v, %v", got, found, err)
 	}
 }

@@ -1,5 +1,6 @@
 // Package sched is omni's edge policy: the rules that decide whether
-// streaming TTS works on a small machine.
+// streaming TTS works on a small machine, as pure functions of their
+// inputs.
 //
 //   - KV geometry and admission without preemption: bytes per token, bytes
 //     for N sequences with block rounding, the most sequences a KV budget
@@ -11,12 +12,14 @@
 //     functions the engine calls every step;
 //   - chunk schedules: the fixed ramp, the adaptive controller and the
 //     calibration from one measured request (ramp.go, adaptive.go,
-//     calibrate.go), cached per hardware and model (calibcache.go);
-//   - the hardware probe (hwprobe*.go) over an injectable file system root;
-//   - deploy profiles (profile*.go): built-in edge and auto, user files,
-//     explicit overrides, and the thread split between the model stage and
-//     the codec stage (threads.go).
+//     calibrate.go);
+//   - the hardware profile and its probe over an injectable file system
+//     root (hwprobe.go), deploy profiles and their validation (profile.go),
+//     and the thread split between the model stage and the codec stage
+//     (threads.go).
 //
-// sched imports the standard library, stats, golang.org/x/sys/cpu and
-// github.com/klauspost/cpuid/v2 (for the probe) and builds for GOOS=wasip1.
+// What touches the machine — probing this host's CPU, reading the user's
+// profile directory, the calibration cache files — is package deploy.
+// sched imports the standard library and stats only, so the WASI guest
+// links policy and nothing else (a test checks it).
 package sched

@@ -113,8 +113,8 @@ func NormaliseFlags(arch string, raw []string) []string {
 	return out
 }
 
-// supportFlags sets SupportsBF16 and SupportsFP16 from the flags.
-func (h *HardwareProfile) supportFlags() {
+// FillSupport sets SupportsBF16 and SupportsFP16 from the flags.
+func (h *HardwareProfile) FillSupport() {
 	if h.Arch == "aarch64" {
 		h.SupportsBF16 = h.HasFlag("bf16")
 		h.SupportsFP16 = h.HasFlag("fp16_arith")
@@ -168,7 +168,7 @@ func ProbeFS(root fs.FS, arch string) (HardwareProfile, error) {
 	if _, err := fs.Stat(root, "etc/nv_tegra_release"); err == nil {
 		h.Accelerator = "cuda_unified"
 	}
-	h.supportFlags()
+	h.FillSupport()
 	return h, nil
 }
 

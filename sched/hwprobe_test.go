@@ -2,7 +2,6 @@ package sched
 
 import (
 	"os"
-	"runtime"
 	"slices"
 	"testing"
 	"testing/fstest"
@@ -78,45 +77,4 @@ func TestProbeFSMissingFilesAndWSL(t *testing.T) {
 	if j.Class() != Jetson {
 		t.Errorf("tegra root: class %s, want jetson", j.Class())
 	}
-}
-
-func TestHWProfileOverride(t *testing.T) {
-	t.Setenv(EnvHWProfile, "testdata/hw_override.json")
-	h, err := ProbeHost()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if h.Source != "override:testdata/hw_override.json" || h.Arch != "x86_64" || h.CPUModel != "emulated avx2 box" || h.SupportsBF16 {
-		t.Errorf("override: %+v", h)
-	}
-	t.Setenv(EnvHWProfile, `{"arch": "aarch64", "n_logical": 1, "accelerator": "npu:qualcomm"}`)
-	if h, err := ProbeHost(); err != nil || h.Class() != NPUPhone || h.Source != "override:inline" {
-		t.Errorf("inline override: %+v, %v", h, err)
-	}
-	t.Setenv(EnvHWProfile, `{"n_logical": 0}`)
-	if _, err := ProbeHost(); err == nil {
-		t.Error("override with 0 CPUs accepted")
-	}
-	t.Setenv(EnvHWProfile, "testdata/missing.json")
-	if _, err := ProbeHost(); err == nil {
-		t.Error("missing override file accepted")
-	}
-}
-
-func TestProbeHostThisMachine(t *testing.T) {
-	t.Setenv(EnvHWProfile, "")
-	if runtime.GOOS != "linux" {
-		t.Skip("the probe reads /proc and /sys")
-	}
-	h, err := ProbeHost()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if h.NLogical != runtime.NumCPU() && h.NLogical < runtime.NumCPU() {
-		t.Errorf("n_logical %d < runtime.NumCPU %d", h.NLogical, runtime.NumCPU())
-	}
-	if h.RAMTotalBytes <= 0 || h.NPhysical < 1 {
-		t.Errorf("host: %+v", h)
-	}
-	t.Logf("host: %s, %d logical / %d physical, flags %v, L2 %d L3 %d, RAM %d / %d", h.CPUModel, h.NLogical, h.NPhysical, h.CPUFlags, h.L2Bytes, h.L3Bytes, h.RAMAvailableBytes, h.RAMTotalBytes)
 }

@@ -174,25 +174,3 @@ func TestMemoryBudget(t *testing.T) {
 		t.Errorf("tiny host budget = %+v, want 0", tiny)
 	}
 }
-
-func TestDerivedBudgetsNeverAllowPreemption(t *testing.T) {
-	// test_derived_budgets_never_allow_preemption: x86 8 GiB / 6 GiB
-	// available with avx2 on 4 cores, Jetson 8 GiB unified bf16, a 48 GiB
-	// discrete GPU (its pool given as RAM here); 2 GiB of weights.
-	geom := Qwen3TTSTalker()
-	for _, hw := range []HardwareProfile{
-		{Arch: "x86_64", CPUFlags: []string{"avx2"}, NLogical: 4, NPhysical: 4, RAMTotalBytes: 8 * GiB, RAMAvailableBytes: 6 * GiB, Accelerator: "none"},
-		{Arch: "aarch64", NLogical: 6, NPhysical: 6, RAMTotalBytes: 8 * GiB, RAMAvailableBytes: 8 * GiB, Accelerator: "cuda_unified", SupportsBF16: true},
-		{Arch: "x86_64", NLogical: 32, NPhysical: 16, RAMTotalBytes: 48 * GiB, RAMAvailableBytes: 48 * GiB, Accelerator: "cuda_discrete", SupportsBF16: true},
-	} {
-		p, err := Resolve(ResolveOptions{Profile: "auto", Hardware: &hw, WeightsBytes: 2 * GiB, CacheDir: "-", ProfileDir: t.TempDir()})
-		if err != nil {
-			t.Errorf("%s: %v", hw.Class(), err)
-			continue
-		}
-		bpt := geom.BytesPerToken(p.DType)
-		if p.MaxNumSeqs < 1 || !AdmissionAllowsNoPreemption(p.Memory.KVBytes, p.MaxNumSeqs, p.MaxModelLen, bpt, 16) {
-			t.Errorf("%s: max_num_seqs %d at %d tokens does not fit KV %d", hw.Class(), p.MaxNumSeqs, p.MaxModelLen, p.Memory.KVBytes)
-		}
-	}
-}

@@ -6,12 +6,13 @@ import (
 )
 
 // Profile is a resolved deploy profile: every number the engine runs with,
-// and in Derivation how each was reached.
+// and in Derivation how each was reached. It holds nothing the engine does
+// not apply: the KV figures are for the engine's float32 KV cache, and the
+// thread split is a count (ModelThreads sizes the kernel pool; the codec
+// stage takes CodecThreads), not a CPU pinning.
 type Profile struct {
 	Name              string            `json:"name"` // edge, auto, a user profile or a file
 	Class             HardwareClass     `json:"hardware_class"`
-	DType             string            `json:"dtype"`    // compute dtype
-	KVDType           string            `json:"kv_dtype"` // KV cache dtype ("auto" = dtype)
 	MaxNumSeqs        int               `json:"max_num_seqs"`
 	MaxModelLen       int               `json:"max_model_len"`
 	BytesPerToken     int64             `json:"kv_bytes_per_token"`
@@ -24,11 +25,9 @@ type Profile struct {
 	ChunkAdaptive     bool              `json:"chunk_adaptive"`
 	ChunkMinFrames    int               `json:"chunk_min_frames"`
 	ChunkMarginMS     float64           `json:"chunk_safety_margin_ms"`
-	ModelThreads      int               `json:"model_threads"` // talker + code predictor kernels
+	ModelThreads      int               `json:"model_threads"` // talker + code predictor kernels (the kernel pool's size)
 	CodecThreads      int               `json:"codec_threads"` // codec decoder
-	ModelCPUs         string            `json:"model_cpus"`    // e.g. "0-3"
-	CodecCPUs         string            `json:"codec_cpus"`
-	Fingerprint       string            `json:"fingerprint"` // calibration cache key
+	Fingerprint       string            `json:"fingerprint"`   // calibration cache key
 	Hardware          HardwareProfile   `json:"hardware"`
 	Derivation        map[string]string `json:"derivation"` // JSON field name → how it was derived
 }
@@ -37,8 +36,6 @@ type Profile struct {
 // profile file and the explicit flags. A nil (or empty) field keeps the
 // profile's value.
 type Overrides struct {
-	DType             *string  `json:"dtype,omitempty"`
-	KVDType           *string  `json:"kv_dtype,omitempty"`
 	MaxNumSeqs        *int     `json:"max_num_seqs,omitempty"`
 	MaxModelLen       *int     `json:"max_model_len,omitempty"`
 	ChunkRamp         []int    `json:"chunk_ramp,omitempty"`
@@ -62,7 +59,7 @@ const (
 
 // profileFields is the order fields are printed in.
 var profileFields = []string{
-	"hardware_class", "dtype", "kv_dtype", "max_model_len", "kv_bytes_per_token",
+	"hardware_class", "max_model_len", "kv_bytes_per_token",
 	"memory", "max_seqs_without_preemption", "max_num_seqs", "kv_cache_bytes",
 	"chunk_ramp", "chunk_frames", "left_context_frames", "chunk_adaptive",
 	"chunk_min_frames", "chunk_safety_margin_ms", "model_threads", "codec_threads",
@@ -72,20 +69,8 @@ var profileFields = []string{
 // keys of Derivation.
 func Fields() []string { return slices.Clone(profileFields) }
 
-// KnownDTypes are the dtype names a profile accepts.
-var knownDTypes = []string{"float32", "bfloat16", "float16"}
-
-// knownKVDTypes are the KV dtype names a profile accepts.
-var knownKVDTypes = []string{"auto", "float32", "bfloat16", "float16", "fp8", "float8_e4m3fn"}
-
 // Validate checks the resolved profile.
 func (p Profile) Validate() error {
-	if !slices.Contains(knownDTypes, p.DType) {
-		return fmt.Errorf("sched: profile %s: dtype %q unknown (want one of %v)", p.Name, p.DType, knownDTypes)
-	}
-	if !slices.Contains(knownKVDTypes, p.KVDType) {
-		return fmt.Errorf("sched: profile %s: kv_dtype %q unknown (want one of %v)", p.Name, p.KVDType, knownKVDTypes)
-	}
 	if p.MaxModelLen < 1 {
 		return fmt.Errorf("sched: profile %s: max_model_len %d, want ≥ 1", p.Name, p.MaxModelLen)
 	}

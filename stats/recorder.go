@@ -321,3 +321,17 @@ func (r *Recorder) Close() error {
 	<-r.done
 	return r.Flush()
 }
+
+// Reset clears every counter's series (a benchmark drops its warm-up
+// with it); counters stay resolved. Dumps already written keep what they
+// held.
+func (r *Recorder) Reset() {
+	if r == nil {
+		return
+	}
+	for _, c := range *r.counters.Load() {
+		c.mu.Lock()
+		c.s = Series{}
+		c.mu.Unlock()
+	}
+}

@@ -299,3 +299,26 @@ func TestMergeMissingDir(t *testing.T) {
 		t.Error("Merge(missing dir) succeeded, want an error")
 	}
 }
+
+// TestResetKeepsCountersResolved: Reset empties every series (count, sum,
+// max, samples), and a counter resolved before it still records after.
+func TestResetKeepsCountersResolved(t *testing.T) {
+	r, err := New(Config{Dir: t.TempDir(), Role: "engine"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	c := r.Counter("core.step_ms")
+	c.Add(10)
+	c.Add(30)
+	r.Reset()
+	if s := r.Summaries()["core.step_ms"]; s.Count != 0 || s.SumMS != 0 || s.MaxMS != 0 || s.P50MS != 0 {
+		t.Errorf("after Reset: %+v, want an empty summary", s)
+	}
+	c.Add(4)
+	if s := r.Summaries()["core.step_ms"]; s.Count != 1 || s.SumMS != 4 || s.P50MS != 4 {
+		t.Errorf("after Reset and Add(4): %+v, want count 1, sum 4, p50 4", s)
+	}
+	var nilRec *Recorder
+	nilRec.Reset() // a disabled recorder: no-op
+}

@@ -24,6 +24,8 @@ type Env struct {
 	// (the native simd.Backend, or the WASI guest's) and the func that
 	// releases it; nil makes those kinds fail with "no backend".
 	NewBackend func() (b predictor.Backend, release func())
+
+	texts textCache // tokenizers loaded by the text and prompt kinds, by directory
 }
 
 // offers reports whether the build offers precision p.

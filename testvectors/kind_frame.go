@@ -3,7 +3,6 @@ package testvectors
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	"github.com/omni-tts/omni/core"
 	"github.com/omni-tts/omni/predictor"
@@ -147,15 +146,9 @@ func frameEngine(c *Case, env *Env, dir, precName string, batch int) (*core.Engi
 		return nil, nil, nil, c.Errorf("model", "%v", err)
 	}
 	free := func() { w.Free(); release() }
-	m, err := core.NewModel(w, core.ModelOptions{MaxBatch: batch})
-	if err != nil {
-		free()
-		return nil, nil, nil, err
-	}
 	cfg := src.Config()
-	e, err := core.New(core.Config{Model: m, IDs: core.IDsFromConfig(cfg), Inline: true, Throttle: core.Throttle{Disabled: true}})
+	e, err := core.NewEngine(w, cfg, core.Config{MaxBatch: batch, Inline: true, Throttle: core.Throttle{Disabled: true}}, core.ModelOptions{})
 	if err != nil {
-		m.Close()
 		free()
 		return nil, nil, nil, err
 	}
@@ -177,7 +170,7 @@ func caseModel(c *Case, env *Env) (dir, prec string, err error) {
 	if err := env.CheckPrecision(c, prec); err != nil {
 		return "", "", err
 	}
-	return filepath.Join(filepath.Dir(c.Path), model), prec, nil
+	return c.ModelPath(model), prec, nil
 }
 
 // runFrame runs a "frame" case: the whole engine (core) on the case's

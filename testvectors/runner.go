@@ -209,7 +209,7 @@ func caseFiles(root string) ([]string, error) {
 			return err
 		}
 		if d.IsDir() {
-			if _, err := os.Stat(filepath.Join(p, "model.safetensors")); err == nil {
+			if isModelDir(p) {
 				return filepath.SkipDir
 			}
 			return nil
@@ -224,4 +224,16 @@ func caseFiles(root string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// isModelDir reports whether dir is a model or tokenizer directory, not
+// searched for cases: it holds model.safetensors, or (a config-only model,
+// a tokenizer) config.json, vocab.json or tokenizer.json.
+func isModelDir(dir string) bool {
+	for _, f := range []string{"model.safetensors", "config.json", "vocab.json", "tokenizer.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			return true
+		}
+	}
+	return false
 }

@@ -168,15 +168,10 @@ func (s *Session) create(spec *abi.EngineSpec) error {
 	if err != nil {
 		return err
 	}
-	m, err := core.NewModel(s.weights, core.ModelOptions{MaxBatch: spec.MaxBatch, MaxLen: spec.MaxLen, Path: path})
-	if err != nil {
-		return err
-	}
-	s.model = timed(m, &s.times)
-	ec.Model, ec.IDs, ec.MaxBatch = s.model, core.IDsFromConfig(&cfg), spec.MaxBatch
+	ec.Model, ec.IDs, ec.MaxBatch = nil, core.SpecialIDs{}, spec.MaxBatch
 	ec.Sink, ec.Clock, ec.Stats, ec.Inline = nil, nil, nil, true
-	if s.engine, err = core.New(ec); err != nil {
-		s.model.Close()
+	wrap := func(m core.Model) core.Model { s.model = timed(m, &s.times); return s.model }
+	if s.engine, err = core.NewEngine(s.weights, &cfg, ec, core.ModelOptions{MaxLen: spec.MaxLen, Path: path, Wrap: wrap}); err != nil {
 		s.model = nil
 		return err
 	}

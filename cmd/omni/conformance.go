@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 
+	"github.com/omni-tts/omni/codec"
 	"github.com/omni-tts/omni/predictor"
 	"github.com/omni-tts/omni/simd"
 	"github.com/omni-tts/omni/testvectors"
@@ -12,7 +14,7 @@ import (
 // conformanceCmd replays conformance suites (docs/TESTVECTORS.md).
 type conformanceCmd struct {
 	Dirs []string `arg:"" name:"dir" help:"Suite directories (or case files) to replay."`
-	Kind string   `help:"Run only cases of this kind (${enum})." enum:",rng.exponential,sampler,predictor,talker,frame,stats,sched" default:""`
+	Kind string   `help:"Run only cases of this kind (${enum})." enum:",rng.exponential,sampler,predictor,talker,frame,stats,sched,codec" default:""`
 	JSON bool     `name:"json" help:"Print a machine-readable JSON report instead of text."`
 	Wasm bool     `help:"Run the cases inside the WASI control core (wazero; kernels as host functions)."`
 }
@@ -55,11 +57,17 @@ func (c *conformanceCmd) Run(g *Globals, _ context.Context) error {
 }
 
 // nativeEnv is the conformance environment of the omni binary: every
-// precision predictor offers, model kinds on the native simd backend.
+// precision predictor and codec offer, model kinds on the native simd
+// backend.
 func nativeEnv(threads int) *testvectors.Env {
 	var precs []string
 	for _, p := range predictor.Precisions() {
 		precs = append(precs, p.String())
+	}
+	for _, p := range codec.Precisions() {
+		if !slices.Contains(precs, p) {
+			precs = append(precs, p)
+		}
 	}
 	return &testvectors.Env{
 		Precisions: precs,

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
+	"github.com/omni-tts/omni/codec"
 	"github.com/omni-tts/omni/predictor"
 )
 
@@ -14,6 +16,7 @@ type modelSynthCmd struct {
 	Outliers bool   `help:"Give 6 hidden channels RMSNorm gains of 20-60 (trained-LLM outlier channels)."`
 	Seed     uint64 `help:"Seed of the weights." default:"1"`
 	Out      string `help:"Directory to write (config.json, generation_config.json, model.safetensors)." required:"" type:"path"`
+	Codec    bool   `help:"Also write speech_tokenizer/: a synthetic codec decoder (real geometry for 0.6b and 1.7b, 457 MB F32; the tiny geometry otherwise)." default:"true" negatable:""`
 }
 
 // Run implements "omni model synth".
@@ -34,5 +37,18 @@ func (c *modelSynthCmd) Run(g *Globals, _ context.Context) error {
 		return err
 	}
 	fmt.Fprintf(g.Stdout, "%s: %d tensors, %d bytes of bf16 weights (%s)\n", c.Out, n, bytes, time.Since(start).Round(time.Millisecond))
+	if !c.Codec {
+		return nil
+	}
+	cfg := codec.TinyConfig()
+	if c.Size == "0.6b" || c.Size == "1.7b" {
+		cfg = codec.RealConfig()
+	}
+	start = time.Now()
+	dir := filepath.Join(c.Out, "speech_tokenizer")
+	if err := codec.WriteSynthetic(dir, cfg, c.Seed); err != nil {
+		return err
+	}
+	fmt.Fprintf(g.Stdout, "%s: synthetic codec decoder, %d tensors F32 (%s)\n", dir, len(codec.ExpectedTensors(&cfg)), time.Since(start).Round(time.Millisecond))
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/omni-tts/omni/deploy"
 	"github.com/omni-tts/omni/sched"
 )
 
@@ -20,7 +21,6 @@ type profileCmd struct {
 	MaxModelLen   *int     `name:"max-model-len" help:"Tokens per stream."`
 	ChunkRamp     string   `name:"chunk-ramp" help:"Chunk sizes in frames, e.g. 2,4,8,16,25."`
 	Adaptive      *bool    `name:"chunk-adaptive" help:"Adaptive chunk sizing." negatable:""`
-	KVDType       *string  `name:"kv-dtype" help:"KV cache dtype: auto, float32, bfloat16, float16, fp8."`
 	CodecThreads  *int     `name:"codec-threads" help:"Threads for the codec stage."`
 	KVFraction    *float64 `name:"kv-fraction" help:"Share of the memory budget for the talker's KV cache."`
 	CalibrateFrom string   `name:"calibrate-from" help:"JSON [[t_ms, samples], ...] of one measured request (24 kHz): derive the chunk schedule and cache it for this machine and model." type:"existingfile"`
@@ -28,23 +28,27 @@ type profileCmd struct {
 
 // Run implements "omni profile".
 func (c *profileCmd) Run(g *Globals, _ context.Context) error {
-	o := sched.ResolveOptions{Profile: c.DeployProfile, Model: c.Model}
+	o := deploy.ResolveOptions{Profile: c.DeployProfile, Model: c.Model}
 	if c.Model != "" {
-		cfg, err := os.ReadFile(filepath.Join(c.Model, "config.json"))
+		dir, err := resolveModel(c.Model)
+		if err != nil {
+			return fmt.Errorf("profile: %w", err)
+		}
+		cfg, err := os.ReadFile(filepath.Join(dir, "config.json"))
 		if err != nil {
 			return fmt.Errorf("profile: model: %w", err)
 		}
 		if o.Geometry, err = sched.GeometryFromConfig(cfg); err != nil {
 			return fmt.Errorf("profile: model %s: %w", c.Model, err)
 		}
-		if o.WeightsBytes, err = sched.WeightsBytesIn(c.Model); err != nil {
+		if o.WeightsBytes, err = deploy.WeightsBytesIn(dir); err != nil {
 			return fmt.Errorf("profile: %w", err)
 		}
 		o.Model = filepath.Base(filepath.Clean(c.Model))
 	}
 	f := &o.Flags
-	f.MaxNumSeqs, f.MaxModelLen, f.ChunkAdaptive, f.KVDType, f.CodecThreads, f.KVFraction =
-		c.MaxNumSeqs, c.MaxModelLen, c.Adaptive, c.KVDType, c.CodecThreads, c.KVFraction
+	f.MaxNumSeqs, f.MaxModelLen, f.ChunkAdaptive, f.CodecThreads, f.KVFraction =
+		c.MaxNumSeqs, c.MaxModelLen, c.Adaptive, c.CodecThreads, c.KVFraction
 	if c.ChunkRamp != "" {
 		r, err := sched.ParseRamp(c.ChunkRamp)
 		if err != nil {
@@ -61,7 +65,7 @@ func (c *profileCmd) Run(g *Globals, _ context.Context) error {
 			return err
 		}
 	}
-	p, err := sched.Resolve(o)
+	p, err := deploy.Resolve(o)
 	if err != nil {
 		return err
 	}
@@ -86,8 +90,6 @@ func printProfile(g *Globals, p sched.Profile) {
 	m := p.Memory
 	values := map[string]string{
 		"hardware_class":              string(p.Class),
-		"dtype":                       p.DType,
-		"kv_dtype":                    p.KVDType,
 		"max_model_len":               fmt.Sprint(p.MaxModelLen),
 		"kv_bytes_per_token":          fmt.Sprint(p.BytesPerToken),
 		"memory":                      fmt.Sprintf("budget %s, talker KV %s, codec %s", size(m.BudgetBytes), size(m.KVBytes), size(m.CodecBytes)),
@@ -100,21 +102,13 @@ func printProfile(g *Globals, p sched.Profile) {
 		"chunk_adaptive":              fmt.Sprint(p.ChunkAdaptive),
 		"chunk_min_frames":            fmt.Sprint(p.ChunkMinFrames),
 		"chunk_safety_margin_ms":      fmt.Sprint(p.ChunkMarginMS),
-		"model_threads":               fmt.Sprint(p.ModelThreads) + cpus(p.ModelCPUs),
-		"codec_threads":               fmt.Sprint(p.CodecThreads) + cpus(p.CodecCPUs),
+		"model_threads":               fmt.Sprint(p.ModelThreads),
+		"codec_threads":               fmt.Sprint(p.CodecThreads),
 	}
 	for _, k := range sched.Fields() {
 		fmt.Fprintf(g.Stdout, "%-28s %-34s %s\n", k, values[k], p.Derivation[k])
 	}
 	fmt.Fprintf(g.Stdout, "calibration key %s\n", p.Fingerprint)
-}
-
-// cpus formats a CPU list suffix.
-func cpus(r string) string {
-	if r == "" {
-		return ""
-	}
-	return " (cpus " + r + ")"
 }
 
 // orUnknown is s or "unknown CPU".
@@ -158,19 +152,19 @@ func (c *profileCmd) calibrate(g *Globals, model string) error {
 	if !cal.Measured {
 		return fmt.Errorf("profile: %s: fewer than two audio chunks or no elapsed time: nothing to calibrate from", c.CalibrateFrom)
 	}
-	hw, err := sched.ProbeHost()
+	hw, err := deploy.ProbeHost()
 	if err != nil {
 		return err
 	}
-	cache, err := sched.DefaultCacheDir()
+	cache, err := deploy.DefaultCacheDir()
 	if err != nil {
 		return err
 	}
-	fp := sched.Fingerprint(hw, model)
-	if err := sched.SaveCalibration(cache, fp, cal); err != nil {
+	fp := deploy.Fingerprint(hw, model)
+	if err := deploy.SaveCalibration(cache, fp, cal); err != nil {
 		return err
 	}
 	fmt.Fprintf(g.Stderr, "omni: calibration: %.1f frames/s (rtf %.2f) → min %d frames, margin %.0f ms, ramp %v, adaptive %v; saved %s\n",
-		cal.FramesPerSecond, cal.RTF, cal.MinFrames, cal.MarginMS, cal.Ramp, cal.Adaptive, sched.CalibrationPath(cache, fp))
+		cal.FramesPerSecond, cal.RTF, cal.MinFrames, cal.MarginMS, cal.Ramp, cal.Adaptive, deploy.CalibrationPath(cache, fp))
 	return nil
 }

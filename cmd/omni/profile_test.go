@@ -8,14 +8,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/omni-tts/omni/deploy"
 	"github.com/omni-tts/omni/sched"
 )
 
 func TestProfileCommand(t *testing.T) {
 	hw := `{"arch": "x86_64", "cpu_model": "test", "cpu_flags": ["avx2", "avx512", "avx512_bf16"], "n_logical": 6, "n_physical": 6, "ram_total_bytes": 17179869184, "ram_available_bytes": 12884901888}`
-	t.Setenv(sched.EnvHWProfile, hw)
-	t.Setenv(sched.EnvCacheDir, t.TempDir())
-	t.Setenv(sched.EnvProfileDir, t.TempDir())
+	t.Setenv(deploy.EnvHWProfile, hw)
+	t.Setenv(deploy.EnvCacheDir, t.TempDir())
+	t.Setenv(deploy.EnvProfileDir, t.TempDir())
 	model := t.TempDir()
 	os.WriteFile(filepath.Join(model, "config.json"), []byte(`{"talker_config": {"num_hidden_layers": 28, "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 128, "hidden_size": 1024}}`), 0o644)
 	os.WriteFile(filepath.Join(model, "model.safetensors"), make([]byte, 4096), 0o644)
@@ -28,8 +29,14 @@ func TestProfileCommand(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &p); err != nil {
 		t.Fatal(err)
 	}
-	if p.Class != sched.X86CPU || p.DType != "bfloat16" || p.BytesPerToken != 114688 || p.MaxNumSeqs != 2 || p.ModelCPUs != "0-3" || p.CodecCPUs != "4-5" || p.Memory.WeightsBytes != 4096 {
-		t.Errorf("profile: class %s dtype %s bpt %d seqs %d cpus %s/%s weights %d", p.Class, p.DType, p.BytesPerToken, p.MaxNumSeqs, p.ModelCPUs, p.CodecCPUs, p.Memory.WeightsBytes)
+	// float32 KV (the engine's): 2 × 28 × 8 × 128 × 4 B; 6 CPUs split 4 / 2.
+	if p.Class != sched.X86CPU || p.BytesPerToken != 229376 || p.MaxNumSeqs != 2 || p.ModelThreads != 4 || p.CodecThreads != 2 || p.Memory.WeightsBytes != 4096 {
+		t.Errorf("profile: class %s bpt %d seqs %d threads %d/%d weights %d", p.Class, p.BytesPerToken, p.MaxNumSeqs, p.ModelThreads, p.CodecThreads, p.Memory.WeightsBytes)
+	}
+	for _, gone := range []string{`"dtype"`, `"kv_dtype"`, `"model_cpus"`, `"codec_cpus"`} {
+		if strings.Contains(out.String(), gone) {
+			t.Errorf("profile JSON still prints %s, a field the engine does not apply", gone)
+		}
 	}
 	out.Reset()
 	if code := run([]string{"profile", "--deploy-profile", "edge", "--threads", "3", "--chunk-ramp", "4,8,25"}, &out, &errb); code != 0 {

@@ -6,18 +6,15 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/alecthomas/kong"
-
+	"github.com/omni-tts/omni/deploy"
 	"github.com/omni-tts/omni/predictor"
-	"github.com/omni-tts/omni/sched"
 )
 
 // parseCLI parses args as run does, without running the command.
 func parseCLI(t *testing.T, args ...string) *CLI {
 	t.Helper()
 	var cli CLI
-	parser, err := kong.New(&cli, kong.BindTo(context.Background(), (*context.Context)(nil)), kong.Name("omni"),
-		kong.Writers(io.Discard, io.Discard), kong.Exit(func(c int) { t.Fatalf("%v: kong exit %d", args, c) }))
+	parser, err := newParser(&cli, context.Background(), io.Discard, io.Discard, func(c int) { t.Fatalf("%v: kong exit %d", args, c) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,9 +31,9 @@ func parseCLI(t *testing.T, args ...string) *CLI {
 // edge the fixed ramp, and the flag overrides either.
 func TestEngineConfigChunkAdaptive(t *testing.T) {
 	hw := `{"arch": "x86_64", "cpu_model": "test", "cpu_flags": ["avx2", "avx512", "avx512_bf16"], "n_logical": 6, "n_physical": 6, "ram_total_bytes": 17179869184, "ram_available_bytes": 12884901888}`
-	t.Setenv(sched.EnvHWProfile, hw)
-	t.Setenv(sched.EnvCacheDir, t.TempDir())
-	t.Setenv(sched.EnvProfileDir, t.TempDir())
+	t.Setenv(deploy.EnvHWProfile, hw)
+	t.Setenv(deploy.EnvCacheDir, t.TempDir())
+	t.Setenv(deploy.EnvProfileDir, t.TempDir())
 	cfg := &predictor.Config{Talker: predictor.DecoderConfig{Layers: 28, KVHeads: 8, HeadDim: 128}}
 	for _, tc := range []struct {
 		args     []string

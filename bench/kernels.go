@@ -1,0 +1,236 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/klauspost/cpuid/v2"
+
+	"github.com/omni-tts/omni/simd"
+)
+
+// KernelFigures are the figures for one thread count.
+type KernelFigures struct {
+	Threads            int     `json:"threads"`
+	ReadGBps           float64 `json:"read_gbps"`
+	GemvInt8GBps       float64 `json:"gemv_int8_gbps"`
+	GemvInt8Efficiency float64 `json:"gemv_int8_efficiency"`
+	GemmM8GBps         float64 `json:"gemm_m8_gbps"`
+	GemmM8OverM1       float64 `json:"gemm_m8_over_m1"`
+	GemvFP32GBps       float64 `json:"gemv_fp32_gbps"`
+	GemvFP32Efficiency float64 `json:"gemv_fp32_efficiency"`
+	GemvInt8GWps       float64 `json:"gemv_int8_gweights_per_s"`
+	GemmM8GWps         float64 `json:"gemm_m8_gweights_per_s"`
+	GemvInt8PassMs     float64 `json:"gemv_int8_pass_ms"`
+	GemmM8PassMs       float64 `json:"gemm_m8_pass_ms"`
+}
+
+// KernelsReport is the JSON object "omni bench kernels --json" prints: the
+// figures at the requested (or default) thread count at top level, and,
+// when --threads was not given, the same at 1 and 2 threads in by_threads.
+type KernelsReport struct {
+	Level     string `json:"level"`
+	CPU       string `json:"cpu"`
+	L3Bytes   int    `json:"l3_bytes"`
+	Block     int    `json:"block"`
+	Reps      int    `json:"reps"`
+	ReadBytes int64  `json:"read_bytes"`
+	Int8Bytes int64  `json:"int8_bytes"`
+	FP32Bytes int64  `json:"fp32_bytes"`
+	Shapes    string `json:"shapes"`
+	KernelFigures
+	ByThreads []KernelFigures `json:"by_threads,omitempty"`
+}
+
+// KernelsOptions say what "omni bench kernels" measures.
+type KernelsOptions struct {
+	Reps         int     // repetitions per figure (medians reported)
+	Block        int     // int8 quantization block: 32, 64 or 128
+	GiB          float64 // size of each data set
+	Threads      int     // the main thread count
+	ThreadsGiven bool    // false: also measure at 1 and 2 threads
+}
+
+// Kernels measures the streaming-read floor and the GEMV/GEMM kernels on
+// data sets far larger than the L3, in one process, the floor's passes
+// interleaved with the kernels'.
+func Kernels(o KernelsOptions, logf func(string, ...any)) (*KernelsReport, error) {
+	size := int64(o.GiB * (1 << 30))
+
+	if l3 := cpuid.CPU.Cache.L3; l3 > 0 && size < 2*int64(l3) {
+		logf("warning: --gib %.3g is less than twice the %d MiB L3: the figures are not DRAM figures", o.GiB, l3>>20)
+	}
+	logf("preparing %.2f GiB read buffer, int8 and fp32 weight sets (level %s)", 3*o.GiB, simd.Active())
+	d, err := prepareKernelData(size, o.Block)
+	if err != nil {
+		return nil, err
+	}
+	rep := KernelsReport{
+		Level: simd.Active().String(), Block: o.Block, Reps: o.Reps,
+		CPU: strings.TrimSpace(cpuid.CPU.BrandName), L3Bytes: cpuid.CPU.Cache.L3,
+		ReadBytes: int64(len(d.buf)), Int8Bytes: d.q8Bytes, FP32Bytes: d.f32Bytes,
+		Shapes: "1024x3072 and 3072x1024 matrices alternating (predictor MLP), x quantized before timing",
+	}
+	main := o.Threads
+	counts := []int{main}
+	if !o.ThreadsGiven {
+		for _, t := range []int{1, 2} {
+			if !slices.Contains(counts, t) {
+				counts = append(counts, t)
+			}
+		}
+	}
+	byT := map[int]KernelFigures{}
+	for _, t := range counts {
+		logf("measuring at %d thread(s), %d repetitions", t, o.Reps)
+		byT[t] = d.measure(t, o.Reps)
+	}
+	rep.KernelFigures = byT[main]
+	if !o.ThreadsGiven {
+		for _, t := range []int{1, 2} {
+			rep.ByThreads = append(rep.ByThreads, byT[t])
+		}
+	}
+	return &rep, nil
+}
+
+// WriteText writes the report as a table.
+func (r *KernelsReport) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "level %s, block %d, medians of %d; read set %d MiB, int8 set %d MiB, fp32 set %d MiB\n",
+		r.Level, r.Block, r.Reps, r.ReadBytes>>20, r.Int8Bytes>>20, r.FP32Bytes>>20)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "threads\tread GB/s\tint8 m=1 GB/s\tefficiency\tint8 m=8 GB/s\tm8/m1 time\tfp32 m=1 GB/s\tefficiency\t")
+	rows := append([]KernelFigures{r.KernelFigures}, r.ByThreads...)
+	for _, f := range rows {
+		fmt.Fprintf(tw, "%d\t%.1f\t%.1f\t%.2f\t%.1f\t%.2f\t%.1f\t%.2f\t\n", f.Threads, f.ReadGBps, f.GemvInt8GBps,
+			f.GemvInt8Efficiency, f.GemmM8GBps, f.GemmM8OverM1, f.GemvFP32GBps, f.GemvFP32Efficiency)
+	}
+	tw.Flush()
+}
+
+// kernelData holds the data sets, built once and shared by all thread counts.
+type kernelData struct {
+	buf      []byte
+	q8       []*simd.Q8Matrix
+	f32      []*simd.F32Matrix
+	q8Bytes  int64
+	q8Ws     int64 // weights in the int8 set (bytes/weight = 1 + 4/BK)
+	f32Bytes int64
+	x1, x8   map[int]*simd.Q8Input // by cols
+	xf       map[int][]float32
+	y        []float32
+}
+
+func prepareKernelData(size int64, block int) (*kernelData, error) {
+	d := &kernelData{x1: map[int]*simd.Q8Input{}, x8: map[int]*simd.Q8Input{}, xf: map[int][]float32{}}
+	d.buf = make([]byte, size)
+	for i := range d.buf {
+		d.buf[i] = byte(i*7 + 1)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	shapes := [][2]int{{1024, 3072}, {3072, 1024}}
+	var q8s []*simd.Q8Matrix
+	var f32s []*simd.F32Matrix
+	for _, s := range shapes {
+		rows, cols := s[0], s[1]
+		w := make([]float32, rows*cols)
+		for i := range w {
+			w[i] = float32(rng.NormFloat64()) * 0.02
+		}
+		q, err := simd.QuantizeQ8(w, rows, cols, block)
+		if err != nil {
+			return nil, fmt.Errorf("bench kernels: %w", err)
+		}
+		f, err := simd.NewF32Matrix(w, rows, cols)
+		if err != nil {
+			return nil, fmt.Errorf("bench kernels: %w", err)
+		}
+		q8s, f32s = append(q8s, q), append(f32s, f)
+		x := make([]float32, 8*cols)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64())
+		}
+		d.xf[cols] = x
+		d.x1[cols] = simd.NewQ8Input(1, cols, block)
+		d.x1[cols].Quantize(x, 1)
+		d.x8[cols] = simd.NewQ8Input(8, cols, block)
+		d.x8[cols].Quantize(x, 8)
+	}
+	for i := 0; d.q8Bytes < size; i++ {
+		m := q8s[i%2]
+		if i >= 2 {
+			m = m.Clone()
+		}
+		d.q8 = append(d.q8, m)
+		d.q8Bytes += int64(m.Bytes())
+		d.q8Ws += int64(m.Rows() * m.Cols())
+	}
+	for i := 0; d.f32Bytes < size; i++ {
+		m := f32s[i%2]
+		if i >= 2 {
+			m = m.Clone()
+		}
+		d.f32 = append(d.f32, m)
+		d.f32Bytes += int64(m.Bytes())
+	}
+	d.y = make([]float32, 8*3072)
+	return d, nil
+}
+
+// measure returns the figures at threads, each the median of reps passes;
+// the passes of the floor and of the kernels are interleaved so that the
+// machine's drift affects them alike.
+func (d *kernelData) measure(threads, reps int) KernelFigures {
+	p := simd.NewPool(threads)
+	defer p.Close()
+	rt := &readTask{buf: d.buf, parts: threads, sums: make([]uint64, threads)}
+	passes := map[string]func(){
+		"read": func() { p.Run(rt, threads, 1) },
+		"q8m1": func() {
+			for _, w := range d.q8 {
+				p.GemmQ8(d.y, d.x1[w.Cols()], w)
+			}
+		},
+		"q8m8": func() {
+			for _, w := range d.q8 {
+				p.GemmQ8(d.y, d.x8[w.Cols()], w)
+			}
+		},
+		"f32m1": func() {
+			for _, w := range d.f32 {
+				p.GemmF32(d.y, d.xf[w.Cols()], 1, w)
+			}
+		},
+	}
+	order := []string{"read", "q8m1", "q8m8", "f32m1"}
+	times := map[string][]float64{}
+	for _, k := range order { // warm-up: page faults, caches, frequency
+		passes[k]()
+	}
+	for r := 0; r < reps; r++ {
+		for _, k := range order {
+			t0 := time.Now()
+			passes[k]()
+			times[k] = append(times[k], time.Since(t0).Seconds())
+		}
+	}
+	med := func(k string) float64 { return Median(times[k]) }
+	f := KernelFigures{Threads: threads}
+	f.ReadGBps = float64(len(d.buf)) / med("read") / 1e9
+	f.GemvInt8GBps = float64(d.q8Bytes) / med("q8m1") / 1e9
+	f.GemmM8GBps = float64(d.q8Bytes) / med("q8m8") / 1e9
+	f.GemvFP32GBps = float64(d.f32Bytes) / med("f32m1") / 1e9
+	f.GemvInt8Efficiency = f.GemvInt8GBps / f.ReadGBps
+	f.GemvFP32Efficiency = f.GemvFP32GBps / f.ReadGBps
+	f.GemmM8OverM1 = med("q8m8") / med("q8m1")
+	f.GemvInt8GWps = float64(d.q8Ws) / med("q8m1") / 1e9
+	f.GemmM8GWps = float64(d.q8Ws) / med("q8m8") / 1e9
+	f.GemvInt8PassMs = med("q8m1") * 1e3
+	f.GemmM8PassMs = med("q8m8") * 1e3
+	return f
+}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"time"
+
+	"github.com/omni-tts/omni/core"
+	"github.com/omni-tts/omni/host"
+	"github.com/omni-tts/omni/predictor"
+	"github.com/omni-tts/omni/simd"
+	"github.com/omni-tts/omni/stats"
+)
+
+// engineFlags are the flags every engine-driving command shares.
+type engineFlags struct {
+	Model         string `default:"synth:0.6b" help:"Model: a checkpoint directory or synth:SIZE[+outliers][@SEED] (${default})."`
+	Precision     string `default:"int8" enum:"fp32,int8,int8-fp32head" help:"Matrix precision: ${enum} (${default})."`
+	DeployProfile string `name:"deploy-profile" default:"auto" help:"Deploy profile: auto, edge, a user profile name or a JSON file (${default}); gives the KV budget and the chunk ramp." env:"OMNI_DEPLOY_PROFILE"`
+	HopDepth      int    `name:"hop-depth" default:"4" help:"Chunks the codec-stage queue holds, 1..${max_hop_depth} (${default})."`
+	FramesPerTok  int    `name:"frames-per-token" default:"5" help:"Derived frame cap: frames allowed per text token, 1..${max_frames} (${default})."`
+	FrameFloor    int    `name:"frame-floor" default:"64" help:"Derived frame cap: at least this many frames, 1..${max_frames} (${default})."`
+	MaxNewTokens  int    `name:"max-new-tokens" default:"8192" help:"Absolute frame cap of any request, 1..${max_frames} (${default})."`
+	StatsDir      string `name:"stats-dir" help:"Keep the step-stats dump here (default: a temporary directory, or $OMNI_STEP_STATS_DIR)." env:"OMNI_STEP_STATS_DIR"`
+	ChunkAdaptive *bool  `name:"chunk-adaptive" negatable:"" help:"Adaptive chunk sizing (default: the deploy profile's; auto says yes, edge no)."`
+}
+
+// openedEngine is an engine host.Open built from the engine flags, with
+// its step-stats recorder (native mode) and everything opened for it.
+type openedEngine struct {
+	host.Engine
+	flags   *engineFlags
+	prec    predictor.Precision
+	threads int
+	batch   int
+	rec     *stats.Recorder // nil in WASI mode: the guest keeps no dump
+	cleanup func()          // closes the source, removes a temporary stats dir
+}
+
+// openEngine resolves the flags (model, precision, deploy profile,
+// threads) and opens an engine in mode through host.Open, the one way
+// every command builds one. maxBatch > 0 overrides the profile's
+// max_num_seqs. Natively the engine records step stats in --stats-dir (or
+// a temporary directory Close removes).
+func (f *engineFlags) openEngine(ctx context.Context, g *Globals, maxBatch int, mode host.Mode, logf func(string, ...any)) (*openedEngine, error) {
+	if err := f.check(); err != nil {
+		return nil, err
+	}
+	prec, err := predictor.ParsePrecision(f.Precision)
+	if err != nil {
+		return nil, err
+	}
+	src, err := host.OpenModel(f.Model)
+	if err != nil {
+		return nil, err
+	}
+	prof, err := f.resolveProfile(src.Config(), maxBatch)
+	if err != nil {
+		src.Close()
+		return nil, err
+	}
+	if maxBatch <= 0 {
+		maxBatch = prof.MaxNumSeqs
+	}
+	threads := g.kernelThreads(prof.ModelThreads)
+	oe := &openedEngine{flags: f, prec: prec, threads: threads, batch: maxBatch}
+	var tmp string
+	oe.cleanup = func() {
+		src.Close()
+		if tmp != "" {
+			os.RemoveAll(tmp)
+		}
+	}
+	o := host.Options{Source: src, Precision: prec, Mode: mode, MaxBatch: maxBatch, Threads: threads,
+		Engine: f.engineConfig(prof), Stderr: g.Stderr}
+	if mode == host.Native {
+		dir := f.StatsDir
+		if dir == "" {
+			if tmp, err = os.MkdirTemp("", "omni-stats-"); err != nil {
+				oe.cleanup()
+				return nil, err
+			}
+			dir = tmp
+		}
+		if oe.rec, err = stats.New(stats.Config{Dir: dir, Role: "engine"}); err != nil {
+			oe.cleanup()
+			return nil, err
+		}
+		o.Engine.Stats, o.Engine.Sink = oe.rec, &core.ChunkLog{}
+	}
+	t0 := time.Now()
+	logf("loading %s in %s on %d thread(s), kernels %s, control core %s", f.Model, prec, threads, simd.Active(), mode)
+	if oe.Engine, err = host.Open(ctx, o); err != nil {
+		oe.rec.Close()
+		oe.cleanup()
+		return nil, err
+	}
+	logf("loaded in %.1f s", time.Since(t0).Seconds())
+	return oe, nil
+}
+
+// Close closes the engine, then the recorder, the source and a temporary
+// stats directory.
+func (oe *openedEngine) Close() error {
+	err := oe.Engine.Close()
+	if oe.rec != nil {
+		err = errors.Join(err, oe.rec.Close())
+	}
+	oe.cleanup()
+	return err
+}
+
+// attribution returns the engine's counters as attribution rows (share of
+// the 80 ms frame); nil without a recorder.
+func (oe *openedEngine) attribution() []stats.Row {
+	if oe.rec == nil {
+		return nil
+	}
+	return stats.Attribution(stats.Roles{"engine": oe.rec.Summaries()}, stats.FrameBudgetMS)
+}
+
+// options resolves the flags into host.Options for host.CompareE2E (which
+// loads the model once for both modes); the returned func closes the
+// source it opened.
+func (f *engineFlags) options(g *Globals, maxBatch int) (host.Options, func(), error) {
+	if err := f.check(); err != nil {
+		return host.Options{}, nil, err
+	}
+	prec, err := predictor.ParsePrecision(f.Precision)
+	if err != nil {
+		return host.Options{}, nil, err
+	}
+	src, err := host.OpenModel(f.Model)
+	if err != nil {
+		return host.Options{}, nil, err
+	}
+	prof, err := f.resolveProfile(src.Config(), maxBatch)
+	if err != nil {
+		src.Close()
+		return host.Options{}, nil, err
+	}
+	if maxBatch <= 0 {
+		maxBatch = prof.MaxNumSeqs
+	}
+	o := host.Options{
+		Source: src, Precision: prec, Mode: host.WASI, MaxBatch: maxBatch, Threads: g.kernelThreads(prof.ModelThreads),
+		Engine: f.engineConfig(prof), Stderr: g.Stderr,
+	}
+	return o, func() { src.Close() }, nil
+}

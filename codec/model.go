@@ -1,0 +1,352 @@
+package codec
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Model is a loaded codec decoder: its config and the handles of every
+// weight on its Backend. A Model and its Streams are used by one goroutine
+// at a time (the Backend may use worker threads inside a call).
+type Model struct {
+	cfg       Config
+	b         Backend
+	precision string
+	spf       int // samples per frame
+
+	rvqFirst, rvqRest   int32 // codebook tables (rest: 15 stacked)
+	projFirst, projRest int32 // RVQ output projections
+	preConv             int32
+	inProj              int32
+	layers              []layerW
+	norm, outProj       int32
+	ups                 []upW
+	conv0               int32
+	blocks              []blockW
+	snakeOut, convOut   int32
+
+	handles []int32 // every handle above, for Close
+	scratch scratch
+	hook    func(Stage)
+	closed  bool
+}
+
+type layerW struct{ attnNorm, qkv, o, attnScale, mlpNorm, gateUp, down, mlpScale int32 }
+
+type upW struct{ tconv, dw, lnW, lnB, pw1, pw2, gamma int32 }
+
+type resW struct{ snake1, conv1, snake2, conv2 int32 }
+
+type blockW struct {
+	snake, tconv int32
+	res          [3]resW
+}
+
+// Config returns the model's geometry.
+func (m *Model) Config() Config { return m.cfg }
+
+// Precision returns the precision the model's matrices and convolutions were
+// uploaded in.
+func (m *Model) Precision() string { return m.precision }
+
+// SamplesPerFrame returns the output samples per frame (1920 for the real
+// codec).
+func (m *Model) SamplesPerFrame() int { return m.spf }
+
+// Backend returns the backend the model runs on.
+func (m *Model) Backend() Backend { return m.b }
+
+// SetStageHook installs fn (nil removes it), called after each stage of a
+// decode with the stage just finished; benchmarks time the stages with it.
+func (m *Model) SetStageHook(fn func(Stage)) { m.hook = fn }
+
+func (m *Model) stage(s Stage) {
+	if m.hook != nil {
+		m.hook(s)
+	}
+}
+
+// Close releases every handle the model holds on its backend. Streams of
+// the model must be closed first; using the model afterwards is an error.
+func (m *Model) Close() error {
+	if m.closed {
+		return nil
+	}
+	m.closed = true
+	var errs []error
+	for _, h := range m.handles {
+		if err := m.b.Free(h); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	m.handles = nil
+	return errors.Join(errs...)
+}
+
+// WeightBytes returns the bytes the model's weights occupy on the backend.
+func (m *Model) WeightBytes() (int64, error) {
+	var n int64
+	for _, h := range m.handles {
+		b, err := m.b.Bytes(h)
+		if err != nil {
+			return 0, err
+		}
+		n += b
+	}
+	return n, nil
+}
+
+// weightSet gives the f32 values of each expected tensor by name.
+type weightSet func(name string) ([]float32, error)
+
+// build uploads every weight of a checked weight set.
+func build(cfg Config, get weightSet, b Backend, precision string) (_ *Model, err error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if b == nil {
+		return nil, errorf(ErrArgs, "nil backend")
+	}
+	m := &Model{cfg: cfg, b: b, precision: precision, spf: cfg.SamplesPerFrame()}
+	defer func() {
+		if err != nil {
+			m.Close()
+		}
+	}()
+	keep := func(h int32, err error) (int32, error) {
+		if err == nil {
+			m.handles = append(m.handles, h)
+		}
+		return h, err
+	}
+	w := func(name string) []float32 {
+		if err != nil {
+			return nil
+		}
+		var v []float32
+		v, err = get(name)
+		return v
+	}
+	// Each upload helper records the first error and returns -1 after it.
+	vec := func(name string) int32 {
+		v := w(name)
+		if err != nil {
+			return -1
+		}
+		var h int32
+		h, err = keep(b.NewVector(v))
+		if err != nil {
+			err = fmt.Errorf("codec: upload %s: %w", name, err)
+		}
+		return h
+	}
+	matrix := func(rows, cols int, data, bias []float32, what string, perFrame int) int32 {
+		if err != nil {
+			return -1
+		}
+		var h int32
+		h, err = keep(b.NewMatrix(rows, cols, data, bias, layerPrecision(precision, perFrame)))
+		if err != nil {
+			err = fmt.Errorf("codec: upload %s: %w", what, err)
+		}
+		return h
+	}
+	conv := func(prefix string, out, in, k, dil, perFrame int) int32 {
+		wt, bias := w(prefix+".weight"), w(prefix+".bias")
+		if err != nil {
+			return -1
+		}
+		var h int32
+		h, err = keep(b.NewConv(out, in, k, dil, wt, bias, layerPrecision(precision, perFrame)))
+		if err != nil {
+			err = fmt.Errorf("codec: upload %s: %w", prefix, err)
+		}
+		return h
+	}
+	tconv := func(prefix string, in, out, k, s, perFrame int) int32 {
+		wt, bias := w(prefix+".weight"), w(prefix+".bias")
+		if err != nil {
+			return -1
+		}
+		var h int32
+		h, err = keep(b.NewConvTranspose(in, out, k, s, wt, bias, layerPrecision(precision, perFrame)))
+		if err != nil {
+			err = fmt.Errorf("codec: upload %s: %w", prefix, err)
+		}
+		return h
+	}
+	snake := func(prefix string, ch int) int32 {
+		a, be := w(prefix+".alpha"), w(prefix+".beta")
+		if err != nil {
+			return -1
+		}
+		var h int32
+		h, err = keep(b.NewSnake(ch, a, be))
+		if err != nil {
+			err = fmt.Errorf("codec: upload %s: %w", prefix, err)
+		}
+		return h
+	}
+
+	// RVQ: codebook = embedding_sum / max(cluster_usage, 1e-5), in float32.
+	q := cfg.CodebookDim / 2
+	cb := cfg.CodebookSize
+	rest := make([]float32, 0, (Codebooks-1)*cb*q)
+	for k := 0; k < Codebooks && err == nil; k++ {
+		p := codebookPrefix(k)
+		sum, use := w(p+".embedding_sum"), w(p+".cluster_usage")
+		if err != nil {
+			break
+		}
+		table := make([]float32, cb*q)
+		for r := 0; r < cb; r++ {
+			u := use[r]
+			if u < 1e-5 {
+				u = 1e-5
+			}
+			for j := 0; j < q; j++ {
+				table[r*q+j] = sum[r*q+j] / u
+			}
+		}
+		if k == 0 {
+			m.rvqFirst, err = keep(b.NewTable(cb, q, table))
+		} else {
+			rest = append(rest, table...)
+		}
+	}
+	if err == nil {
+		m.rvqRest, err = keep(b.NewTable((Codebooks-1)*cb, q, rest))
+	}
+	m.projFirst = matrix(cfg.CodebookDim, q, w("decoder.quantizer.rvq_first.output_proj.weight"), nil, "rvq_first.output_proj", 1)
+	m.projRest = matrix(cfg.CodebookDim, q, w("decoder.quantizer.rvq_rest.output_proj.weight"), nil, "rvq_rest.output_proj", 1)
+	m.preConv = conv("decoder.pre_conv.conv", cfg.LatentDim, cfg.CodebookDim, 3, 1, 1)
+
+	const pt = "decoder.pre_transformer."
+	m.inProj = matrix(cfg.Hidden, cfg.LatentDim, w(pt+"input_proj.weight"), w(pt+"input_proj.bias"), "pre_transformer.input_proj", 1)
+	a := cfg.Heads * cfg.HeadDim
+	for i := 0; i < cfg.Layers && err == nil; i++ {
+		p := fmt.Sprintf(pt+"layers.%d.", i)
+		var l layerW
+		l.attnNorm = vec(p + "input_layernorm.weight")
+		qkv := append(append(append(make([]float32, 0, 3*a*cfg.Hidden), w(p+"self_attn.q_proj.weight")...),
+			w(p+"self_attn.k_proj.weight")...), w(p+"self_attn.v_proj.weight")...)
+		l.qkv = matrix(3*a, cfg.Hidden, qkv, nil, p+"self_attn.{q,k,v}_proj", 1)
+		l.o = matrix(cfg.Hidden, a, w(p+"self_attn.o_proj.weight"), nil, p+"self_attn.o_proj", 1)
+		l.attnScale = vec(p + "self_attn_layer_scale.scale")
+		l.mlpNorm = vec(p + "post_attention_layernorm.weight")
+		gu := append(append(make([]float32, 0, 2*cfg.Intermediate*cfg.Hidden), w(p+"mlp.gate_proj.weight")...), w(p+"mlp.up_proj.weight")...)
+		l.gateUp = matrix(2*cfg.Intermediate, cfg.Hidden, gu, nil, p+"mlp.{gate,up}_proj", 1)
+		l.down = matrix(cfg.Hidden, cfg.Intermediate, w(p+"mlp.down_proj.weight"), nil, p+"mlp.down_proj", 1)
+		l.mlpScale = vec(p + "mlp_layer_scale.scale")
+		m.layers = append(m.layers, l)
+	}
+	m.norm = vec(pt + "norm.weight")
+	m.outProj = matrix(cfg.LatentDim, cfg.Hidden, w(pt+"output_proj.weight"), w(pt+"output_proj.bias"), "pre_transformer.output_proj", 1)
+
+	L := cfg.LatentDim
+	rows := 1 // rows per stream and frame at this point of the graph
+	for j, r := range cfg.UpsamplingRatios {
+		if err != nil {
+			break
+		}
+		p := fmt.Sprintf("decoder.upsample.%d.", j)
+		var u upW
+		u.tconv = tconv(p+"0.conv", L, L, r, r, rows)
+		rows *= r
+		dw, dwb := w(p+"1.dwconv.conv.weight"), w(p+"1.dwconv.conv.bias")
+		if err == nil {
+			u.dw, err = keep(b.NewDepthwise(L, 7, dw, dwb))
+		}
+		u.lnW = vec(p + "1.norm.weight")
+		u.lnB = vec(p + "1.norm.bias")
+		u.pw1 = matrix(4*L, L, w(p+"1.pwconv1.weight"), w(p+"1.pwconv1.bias"), p+"1.pwconv1", rows)
+		u.pw2 = matrix(L, 4*L, w(p+"1.pwconv2.weight"), w(p+"1.pwconv2.bias"), p+"1.pwconv2", rows)
+		u.gamma = vec(p + "1.gamma")
+		m.ups = append(m.ups, u)
+	}
+	m.conv0 = conv("decoder.decoder.0.conv", cfg.DecoderDim, L, 7, 1, rows)
+	for i, s := range cfg.UpsampleRates {
+		if err != nil {
+			break
+		}
+		in, out := cfg.blockDims(i)
+		p := fmt.Sprintf("decoder.decoder.%d.block.", 1+i)
+		var bw blockW
+		bw.snake = snake(p+"0", in)
+		bw.tconv = tconv(p+"1.conv", in, out, 2*s, s, rows)
+		rows *= s
+		for u := 0; u < 3; u++ {
+			r := fmt.Sprintf("%s%d.", p, 2+u)
+			bw.res[u] = resW{
+				snake1: snake(r+"act1", out),
+				conv1:  conv(r+"conv1.conv", out, out, 7, dilation(u), rows),
+				snake2: snake(r+"act2", out),
+				conv2:  conv(r+"conv2.conv", out, out, 1, 1, rows),
+			}
+		}
+		m.blocks = append(m.blocks, bw)
+	}
+	n := len(cfg.UpsampleRates)
+	m.snakeOut = snake(fmt.Sprintf("decoder.decoder.%d", 1+n), cfg.outDim())
+	m.convOut = conv(fmt.Sprintf("decoder.decoder.%d.conv", 2+n), 1, cfg.outDim(), 7, 1, rows)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Precisions returns the precision names the codec takes: "fp32" (the
+// reference), "int8" (every matrix and convolution in the backend's int8)
+// and "mixed" (see MixedRows). The backend must offer fp32 and int8.
+func Precisions() []string { return []string{"fp32", "int8", "mixed"} }
+
+// MixedRows is the largest rows per stream and frame at which precision
+// "mixed" puts a layer in int8; layers with more rows stay fp32.
+const MixedRows = 32
+
+// layerPrecision returns the backend precision of a layer that runs
+// perFrame rows per stream and frame: "mixed" is int8 for the layers of at
+// most MixedRows rows (the transformer, the upsample stages, the first conv
+// and the first block's transposed conv: weight-bandwidth-bound at one
+// frame) and fp32 for the vocoder's convolutions (compute-bound); any other
+// precision applies to every layer.
+func layerPrecision(precision string, perFrame int) string {
+	if precision != "mixed" {
+		return precision
+	}
+	if perFrame <= MixedRows {
+		return "int8"
+	}
+	return "fp32"
+}
+
+// dilation returns the dilation of residual unit u (1, 3, 9).
+func dilation(u int) int { return int(math.Pow(3, float64(u))) }
+
+// MACsPerFrame returns the multiply-accumulates of one frame through the
+// decoder (matrices, convolutions and attention scores over a full window).
+func (c *Config) MACsPerFrame() int64 {
+	var n int64
+	q, cd, L, H := int64(c.CodebookDim/2), int64(c.CodebookDim), int64(c.LatentDim), int64(c.Hidden)
+	a, I := int64(c.Heads*c.HeadDim), int64(c.Intermediate)
+	n += 2 * q * cd // RVQ projections
+	n += 3 * cd * L // pre_conv
+	n += 2 * L * H  // input and output projections
+	n += int64(c.Layers) * (4*a*H + 3*I*H + 2*a*int64(c.SlidingWindow))
+	rows := int64(1)
+	for _, r := range c.UpsamplingRatios {
+		n += rows * int64(r) * L * L // transposed conv: r outputs per input row
+		rows *= int64(r)
+		n += rows * (7*L + 8*L*L) // depthwise, pwconv1, pwconv2
+	}
+	n += rows * 7 * L * int64(c.DecoderDim)
+	for i, s := range c.UpsampleRates {
+		in, out := c.blockDims(i)
+		n += rows * int64(in*out*2*s) // transposed conv
+		rows *= int64(s)
+		n += rows * 3 * (7 + 1) * int64(out*out)
+	}
+	n += rows * 7 * int64(c.outDim())
+	return n
+}

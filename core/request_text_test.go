@@ -1,0 +1,134 @@
+package core
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// fakePrompter returns fixed ids: role 151644 77091 198, one text id per
+// byte of the text (1000 + byte), instruct ids 151644, 872, 2000 + byte…,
+// 151645, 198.
+type fakePrompter struct{}
+
+func (fakePrompter) PromptIDs(s string) ([3]int32, []int32, error) {
+	ids := make([]int32, len(s))
+	for i := range s {
+		ids[i] = 1000 + int32(s[i])
+	}
+	return [3]int32{151644, 77091, 198}, ids, nil
+}
+
+func (fakePrompter) InstructIDs(s string) ([]int32, error) {
+	ids := []int32{151644, 872}
+	for i := range s {
+		ids = append(ids, 2000+int32(s[i]))
+	}
+	return append(ids, 151645, 198), nil
+}
+
+func textIDs(kind string, instruct bool) SpecialIDs {
+	ids := Qwen3TTSIDs()
+	ids.ModelKind, ids.TakesInstruct, ids.Context = kind, instruct, 32768
+	return ids
+}
+
+// TestTextRequestRows checks the instruct rows (text only, before the role
+// rows) and the per-type default layout against research A.4.
+func TestTextRequestRows(t *testing.T) {
+	ids := textIDs("custom_voice", true)
+	r, err := ids.TextRequest(fakePrompter{}, TextInput{Text: "ab", Language: "English", Speaker: "VIVIAN", Instruct: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Layout != NonStreaming {
+		t.Fatalf("custom_voice default layout %v, want non-streaming", r.Layout)
+	}
+	p, err := BuildPrompt(&r, &ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []PromptRow{
+		{151644, NoID}, {872, NoID}, {2000 + 'x', NoID}, {151645, NoID}, {198, NoID}, // instruct
+		{151644, NoID}, {77091, NoID}, {198, NoID}, // role
+		{151671, 2154}, {151671, 2156}, {151671, 2050}, {151671, 2157}, {151671, 3065}, {151672, 2148},
+		{1000 + 'a', 2148}, {1000 + 'b', 2148}, {151673, 2148}, {151671, 2149},
+	}
+	if len(p.Rows) != len(want) {
+		t.Fatalf("%d rows, want %d: %v", len(p.Rows), len(want), p.Rows)
+	}
+	for i := range want {
+		if p.Rows[i] != want[i] {
+			t.Errorf("row %d = %v, want %v", i, p.Rows[i], want[i])
+		}
+	}
+	if len(p.Trailing) != 0 {
+		t.Errorf("trailing %v, want none", p.Trailing)
+	}
+	b := textIDs("base", false)
+	if r, err := b.TextRequest(fakePrompter{}, TextInput{Text: "ab"}); err != nil || r.Layout != Streaming {
+		t.Errorf("base: layout %v, err %v; want streaming", r.Layout, err)
+	}
+}
+
+func TestTextRequestRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ids  SpecialIDs
+		in   TextInput
+		want string
+	}{
+		{"empty text", textIDs("custom_voice", true), TextInput{}, "field text: empty"},
+		{"unknown language", textIDs("custom_voice", true), TextInput{Text: "a", Language: "klingon"}, `language "klingon" unknown: the model knows auto, chinese, english, french, german,`},
+		{"dialect as language", textIDs("custom_voice", true), TextInput{Text: "a", Language: "Beijing_Dialect"}, `language "Beijing_Dialect" unknown: a dialect is chosen by its speaker`},
+		{"unknown speaker", textIDs("custom_voice", true), TextInput{Text: "a", Speaker: "nobody"}, `speaker "nobody" unknown: the model knows aiden, dylan, eric,`},
+		{"instruct on 0.6B", textIDs("custom_voice", false), TextInput{Text: "a", Instruct: "x"}, "field instruct: the model (custom_voice) takes no instruction"},
+		{"bad layout", textIDs("base", false), TextInput{Text: "a", Layout: "sideways"}, "field layout"},
+		{"over context", func() SpecialIDs { s := textIDs("base", false); s.Context = 12; return s }(), TextInput{Text: "abcdef"}, "context holds 12"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tc.ids.TextRequest(fakePrompter{}, tc.in)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrInvalidRequest) {
+				t.Fatalf("err %v, want ErrInvalidRequest containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestEngineTakesInstructRows: an instruction's rows reach the prefill (the
+// stream's prompt is longer by exactly their number), and an engine whose
+// model takes none refuses the request at Submit.
+func TestEngineTakesInstructRows(t *testing.T) {
+	rows := func(takes bool, instruct []int32) (int, error) {
+		ids := tinyIDs()
+		ids.TakesInstruct = takes
+		m := newFake(2)
+		e, err := New(Config{Model: m, IDs: ids, Inline: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		r := seeded("i", []int32{1, 2}, 7, 3)
+		r.InstructIDs = instruct
+		s, err := e.Submit(t.Context(), r)
+		if err != nil {
+			return 0, err
+		}
+		drain(t, e)
+		return s.rows, nil
+	}
+	plain, err := rows(true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	with, err := rows(true, []int32{60, 5, 6, 7, 8, 62})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if with != plain+6 {
+		t.Errorf("prompt rows %d with 6 instruct ids, %d without: want +6", with, plain)
+	}
+	if _, err := rows(false, []int32{60, 5}); err == nil || !errors.Is(err, ErrInvalidRequest) || !strings.Contains(err.Error(), "field instruct") {
+		t.Errorf("instruct on a model that takes none: %v", err)
+	}
+}
