@@ -33,7 +33,7 @@ func TestConvGemmLevels(t *testing.T) {
 	if testing.Short() {
 		shapes = shapes[:len(shapes)/3]
 	}
-	forLevels(t, func(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
 		for _, s := range shapes {
 			w := randVec(r, s.out*s.k, 1)
 			wm, err := NewF32Matrix(w, s.out, s.k)
@@ -91,7 +91,7 @@ func TestConvGemmRowsIndependent(t *testing.T) {
 	out, k, ldx, m := 37, 300, 100, 23
 	wm, _ := NewF32Matrix(randVec(r, out*k, 1), out, k)
 	x := randVec(r, (m-1)*ldx+k, 1)
-	forLevels(t, func(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
 		whole := make([]float32, m*out)
 		ConvGemm(whole, out, x, ldx, m, wm)
 		for i := 0; i < m; i++ {
