@@ -23,9 +23,11 @@ func ConvGemm(y []float32, ldy int, x []float32, ldx, m int, w *F32Matrix) {
 	if m < 1 || ldx < 0 || ldy < w.rows || len(x) < (m-1)*ldx+w.cols || len(y) < (m-1)*ldy+w.rows {
 		panic("simd: ConvGemm: bad sizes")
 	}
-	t := &convTask{l: active, w: w, jobs: []convJob{{y: y, x: x, ldy: ldy, ldx: ldx, m: m}}}
-	if n := convPadLen(active, ldx, w.cols); n > 0 {
-		t.jobs[0].pad = make([]float32, n)
+	t := &convTask{l: active, g: convGroup(active), w: w, jobs: []convJob{{y: y, x: x, ldy: ldy, ldx: ldx, m: m}}}
+	t.rows = t.l == AVX2 && haveAsm
+	if t.g > 1 {
+		t.kern = convKernelAVX512
+		t.jobs[0].pad = make([]float32, convPadLen(active, ldx, w.cols))
 		fillConvPad(active, t.jobs[0].pad, x, ldx, m, w.cols)
 	}
 	if t.l == AVX2 && haveAsm {
@@ -50,7 +52,7 @@ func convGroup(l Level) int {
 // assembly call far below a millisecond.
 const convChunkBytes = 128 << 10
 
-// convPadLen returns the floats convGemmPanels needs in pad for ldx and K.
+// convPadLen returns the floats convGemmGroups needs in pad for ldx and K.
 func convPadLen(l Level, ldx, k int) int {
 	g := convGroup(l)
 	if g == 1 {
@@ -79,26 +81,14 @@ func fillConvPadG(g int, pad, x []float32, ldx, m, k int) {
 	clear(pad[n:])
 }
 
-// convGemmPanels is ConvGemm for output panels [p0, p1) of w. pad holds the
-// rows left over after the full groups (fillConvPad); it is only read, so
-// threads may share it.
-func convGemmPanels(l Level, y []float32, ldy int, x []float32, ldx, m int, w *F32Matrix, p0, p1 int, pad []float32) {
-	g := convGroup(l)
-	if g == 1 {
-		convGemmGeneric(y, ldy, x, ldx, m, w, p0, p1)
-		return
-	}
-	convGemmGroups(g, convKernelAVX512, y, ldy, x, ldx, m, w, p0, p1, pad)
-}
-
 // convGroupKernel computes a group of rows of x (stride ldx floats)
 // against np panels of k inputs from wd, 16 outputs per panel per row into
 // y (stride ldy floats).
 type convGroupKernel func(y []float32, ldy int, x []float32, ldx, k int, wd []float32, np int)
 
-// convGemmGroups is convGemmPanels for a kernel of g rows: full groups in
-// place, the last partial panel and the rows left over (from pad) through
-// a tile.
+// convGemmGroups is ConvGemm for output panels [p0, p1) of w with a
+// kernel of g rows: full groups in place, the last partial panel and the
+// rows left over (from pad) through a tile.
 func convGemmGroups(g int, kern convGroupKernel, y []float32, ldy int, x []float32, ldx, m int, w *F32Matrix, p0, p1 int, pad []float32) {
 	k := w.cols
 	pb := PanelRows * k

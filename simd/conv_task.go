@@ -18,6 +18,9 @@ type convJob struct {
 // (a dilated conv's phases, a batch's segments) waste no kernel rows.
 type convTask struct {
 	l    Level
+	rows bool            // the AVX2 row list (listRows, runRows)
+	g    int             // rows of the grouped kernel (1: the generic loop)
+	kern convGroupKernel // the grouped kernel when g > 1
 	w    *F32Matrix
 	jobs []convJob
 	bias []float32 // nil, or added to every job row's outputs
@@ -32,7 +35,7 @@ type convTask struct {
 // time through every job, so a dilated conv's phases (or a batch's
 // segments) share each weight panel while it is in cache.
 func (t *convTask) RunRange(lo, hi int) {
-	if t.l == AVX2 && haveAsm {
+	if t.rows {
 		t.runRows(lo, hi)
 		return
 	}
@@ -41,7 +44,11 @@ func (t *convTask) RunRange(lo, hi int) {
 		pe := min(pc+chunk, hi)
 		for i := range t.jobs {
 			j := &t.jobs[i]
-			convGemmPanels(t.l, j.y, j.ldy, j.x, j.ldx, j.m, t.w, pc, pe, j.pad)
+			if t.g > 1 {
+				convGemmGroups(t.g, t.kern, j.y, j.ldy, j.x, j.ldx, j.m, t.w, pc, pe, j.pad)
+			} else {
+				convGemmGeneric(j.y, j.ldy, j.x, j.ldx, j.m, t.w, pc, pe)
+			}
 		}
 		t.addBias(pc, pe)
 	}
@@ -122,12 +129,61 @@ func (t *convTask) runRows(lo, hi int) {
 	}
 }
 
+// convGroupHook replaces the grouped level's kernel (tests: an emulated
+// kernel checks the grouped path's plumbing on any machine).
+type convGroupHook struct {
+	g    int
+	kern convGroupKernel
+}
+
+// convGrouping returns the grouped kernel the active level uses (g = 1:
+// none; the AVX2 level's row list is not grouped).
+func (b *Backend) convGrouping() (int, convGroupKernel) {
+	if b.groupHook != nil {
+		return b.groupHook.g, b.groupHook.kern
+	}
+	if active == AVX2 && haveAsm {
+		return 1, nil
+	}
+	if g := convGroup(active); g > 1 {
+		return g, convKernelAVX512
+	}
+	return 1, nil
+}
+
+// rowListed reports whether conv jobs go through the AVX2 row list.
+func (b *Backend) rowListed() bool { return b.groupHook == nil && active == AVX2 && haveAsm }
+
 // runConvJobs runs b.convJobs against w on the pool, split by panels, and
-// adds bias (nil: none) to their outputs.
+// adds bias (nil: none) to their outputs. With a grouped kernel, the rows
+// of small jobs (fewer than two groups: a dilated conv's short phases, a
+// batch's short segments) were set aside by addConvJob; they are copied
+// into one packed job (input rows K apart, zero rows up to a whole group),
+// computed into a scratch, and copied to their places, so they fill groups
+// instead of padding one each. Each row's sum is the same either way.
 func (b *Backend) runConvJobs(w *F32Matrix, bias []float32) {
 	t := &b.convT
-	t.l, t.w, t.jobs, t.bias = active, w, b.convJobs, bias
-	if t.l == AVX2 && haveAsm {
+	t.l, t.w, t.bias = active, w, bias
+	t.g, t.kern = b.convGrouping()
+	k, out := w.cols, w.rows
+	R := len(b.convSmall)
+	if R > 0 {
+		Rp := (R + t.g - 1) / t.g * t.g
+		if cap(b.convSmallX) < Rp*k {
+			b.convSmallX = make([]float32, Rp*k)
+		}
+		if cap(b.convSmallY) < Rp*out {
+			b.convSmallY = make([]float32, Rp*out)
+		}
+		px, py := b.convSmallX[:Rp*k], b.convSmallY[:Rp*out]
+		for r, row := range b.convSmall {
+			copy(px[r*k:(r+1)*k], row.x[:k])
+		}
+		clear(px[R*k:])
+		b.convJobs = append(b.convJobs, convJob{y: py, x: px, ldy: out, ldx: k, m: Rp})
+	}
+	t.jobs = b.convJobs
+	if t.rows = b.rowListed(); t.rows {
 		t.listRows()
 	}
 	if b.pool != nil && w.panels > 1 {
@@ -136,17 +192,36 @@ func (b *Backend) runConvJobs(w *F32Matrix, bias []float32) {
 	} else {
 		t.RunRange(0, w.panels)
 	}
-	t.w, t.jobs, t.bias = nil, nil, nil
+	for r, row := range b.convSmall {
+		copy(row.y[:out], b.convSmallY[r*out:(r+1)*out])
+	}
+	b.convSmall = b.convSmall[:0]
+	t.w, t.jobs, t.bias, t.kern = nil, nil, nil, nil
 }
 
-// addConvJob appends a job; below the AVX2 level's row list, with a pad
-// taken from b.convPad.
+// convSmallRow is a row of a small job, set aside for packing: its input
+// (K values from x) and its output (out values from y).
+type convSmallRow struct{ y, x []float32 }
+
+// addConvJob appends a job: for the AVX2 row list as it is; for a grouped
+// kernel, a small job's rows are set aside (runConvJobs packs them) and a
+// larger one gets a pad of its leftover rows from b.convPad.
 func (b *Backend) addConvJob(y []float32, ldy int, x []float32, ldx, m, k int) {
-	if active == AVX2 && haveAsm {
+	if b.rowListed() {
 		b.convJobs = append(b.convJobs, convJob{y: y, x: x, ldy: ldy, ldx: ldx, m: m})
 		return
 	}
-	n := convPadLen(active, ldx, k)
+	g, _ := b.convGrouping()
+	if g > 1 && m < 2*g {
+		for i := 0; i < m; i++ {
+			b.convSmall = append(b.convSmall, convSmallRow{y: y[i*ldy:], x: x[i*ldx : i*ldx+k]})
+		}
+		return
+	}
+	n := 0
+	if g > 1 {
+		n = (g-1)*ldx + k
+	}
 	off := len(b.convPad)
 	if cap(b.convPad) < off+n {
 		// Grow; earlier jobs keep their (old) pads, still valid.
@@ -156,6 +231,6 @@ func (b *Backend) addConvJob(y []float32, ldy int, x []float32, ldx, m, k int) {
 	}
 	b.convPad = b.convPad[:off+n]
 	pad := b.convPad[off : off+n : off+n]
-	fillConvPad(active, pad, x, ldx, m, k)
+	fillConvPadG(g, pad, x, ldx, m, k)
 	b.convJobs = append(b.convJobs, convJob{y: y, x: x, pad: pad, ldy: ldy, ldx: ldx, m: m})
 }

@@ -155,3 +155,72 @@ func TestConvGemmGroupsPlumbing(t *testing.T) {
 		}
 	}
 }
+
+// TestBackendConvGroupedPath runs the Backend's convs through the grouped
+// path (the AVX-512 level's: small jobs packed, larger ones with padded
+// leftovers, bias per panel chunk, one and two threads) with emulated
+// 8- and 3-row kernels of the generic arithmetic: the outputs must be the
+// generic level's bits, so the path is checked on machines without
+// AVX-512.
+func TestBackendConvGroupedPath(t *testing.T) {
+	defer Use(Generic)()
+	r := rand.New(rand.NewPCG(57, 58))
+	cases := []struct{ out, in, k, d, m, batch int }{
+		{40, 24, 7, 9, 32, 1}, // phases of 3–4 rows: packed
+		{33, 16, 7, 3, 11, 4}, // batch of short phases
+		{17, 8, 7, 1, 40, 2},  // long jobs with leftovers
+		{1, 96, 7, 1, 37, 1},  // one partial panel
+		{20, 12, 3, 2, 5, 3},
+	}
+	for _, g := range []int{8, 3} {
+		for _, threads := range []int{1, 2} {
+			ref, grp := NewBackend(threads), NewBackend(threads)
+			grp.groupHook = &convGroupHook{g: g, kern: groupKernelGo(g)}
+			for _, c := range cases {
+				w, bias := randVec(r, c.out*c.in*c.k, 0.3), randVec(r, c.out, 1)
+				x := randVec(r, c.batch*((c.k-1)*c.d+c.m)*c.in, 1)
+				want, got := make([]float32, c.batch*c.m*c.out), make([]float32, c.batch*c.m*c.out)
+				for _, p := range []struct {
+					b *Backend
+					y []float32
+				}{{ref, want}, {grp, got}} {
+					h, err := p.b.NewConv(c.out, c.in, c.k, c.d, w, bias, "fp32")
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := p.b.Conv(p.y, x, c.m, c.batch, h); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for i := range want {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("g %d threads %d %+v: y[%d] = %v, generic %v", g, threads, c, i, got[i], want[i])
+					}
+				}
+				// A transposed conv: one job of batch·m rows.
+				tw := randVec(r, c.in*c.out*4, 0.3)
+				tx := randVec(r, c.batch*c.m*c.in, 1)
+				ty, ry := make([]float32, c.batch*c.m*2*c.out), make([]float32, c.batch*c.m*2*c.out)
+				for _, p := range []struct {
+					b *Backend
+					y []float32
+				}{{ref, ry}, {grp, ty}} {
+					h, err := p.b.NewConvTranspose(c.in, c.out, 4, 2, tw, bias, "fp32")
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := p.b.ConvTranspose(p.y, tx, c.m, c.batch, h, make([]float32, c.batch*2*c.out)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for i := range ry {
+					if math.Float32bits(ty[i]) != math.Float32bits(ry[i]) {
+						t.Fatalf("g %d threads %d %+v: transposed y[%d] = %v, generic %v", g, threads, c, i, ty[i], ry[i])
+					}
+				}
+			}
+			ref.Close()
+			grp.Close()
+		}
+	}
+}
