@@ -7,7 +7,12 @@ import "unsafe"
 // any row stride ldx, written at any row stride ldy. A causal conv of
 // dilation 1 reads its im2col rows straight from the time-major input (row
 // t's K = kernel·in inputs are rows t … t+kernel−1, contiguous; ldx = in),
-// a dilated one from one gathered copy per phase (conv_task.go).
+// a dilated one from one gathered copy per phase (conv_task.go). The
+// kernels: at AVX2 a row list (6 rows per call, each with its own input
+// and output pointer, 12 ymm accumulators), at AVX-512 the 8-row strided
+// F32Matrix kernel (small jobs packed first), at generic a plain loop; in
+// every one each output sums its K products in input order in one
+// accumulator.
 
 // ConvGemm computes, single-threaded, for i < m and every output row r of W,
 //
@@ -30,7 +35,7 @@ func ConvGemm(y []float32, ldy int, x []float32, ldx, m int, w *F32Matrix) {
 		t.jobs[0].pad = make([]float32, convPadLen(active, ldx, w.cols))
 		fillConvPad(active, t.jobs[0].pad, x, ldx, m, w.cols)
 	}
-	if t.l == AVX2 && haveAsm {
+	if t.rows {
 		t.listRows()
 	}
 	t.RunRange(0, w.panels)
