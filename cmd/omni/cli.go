@@ -52,6 +52,8 @@ type CLI struct {
 	Model       modelCmd       `cmd:"" help:"Synthetic checkpoints and checkpoint inspection (synth, inspect)."`
 	Pull        pullCmd        `cmd:"" help:"Download a Qwen3-TTS checkpoint from the Hugging Face hub into the HF cache (then --model ORG/NAME)."`
 	Tokenize    tokenizeCmd    `cmd:"" help:"Print the token ids of a text (--decode: the text of ids)."`
+	Serve       serveCmd       `cmd:"" help:"Serve the OpenAI-compatible speech API, a playground page and metrics."`
+	Loadtest    loadtestCmd    `cmd:"" help:"Open many speech streams against a server; report TTFA, RTF, 429s and lost audio."`
 	Decode      decodeCmd      `cmd:"" help:"Decode codec frames (the JSON omni run writes) to a 16-bit PCM WAV."`
 }
 

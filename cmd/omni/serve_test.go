@@ -1,0 +1,33 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestServeFlags checks the flag plumbing of omni serve and omni loadtest.
+func TestServeFlags(t *testing.T) {
+	cli := parseCLI(t, "serve", "--fake", "--listen", "127.0.0.1:0", "--max-waiting", "3", "--grace", "5s",
+		"--model-alias", "tts-1", "--model-alias", "tts-1-hd", "--default-format", "wav")
+	s := cli.Serve
+	if !s.Fake || s.Listen != "127.0.0.1:0" || s.MaxWaiting != 3 || s.Grace != 5*time.Second ||
+		strings.Join(s.ModelAlias, ",") != "tts-1,tts-1-hd" || s.DefaultFormat != "wav" || s.MaxInput != 4096 {
+		t.Errorf("serve flags parsed to %+v", s)
+	}
+	lt := parseCLI(t, "loadtest", "--url", "http://x:1", "-c", "8", "-n", "32", "--rate", "2.5").Loadtest
+	if lt.URL != "http://x:1" || lt.Concurrency != 8 || lt.Requests != 32 || lt.Rate != 2.5 {
+		t.Errorf("loadtest flags parsed to %+v", lt)
+	}
+}
+
+// TestServeWithoutAdapterSaysSo runs omni serve on a model: until the engine
+// adapter is wired it must fail with a message that says so, not hang.
+func TestServeWithoutAdapterSaysSo(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"serve", "--listen", "127.0.0.1:0"}, &out, &errb)
+	if code != exitError || !strings.Contains(errb.String(), "engine adapter not wired") {
+		t.Errorf("omni serve: exit %d, stderr %q; want %d and the adapter message", code, errb.String(), exitError)
+	}
+}
