@@ -10,14 +10,16 @@ import (
 // TestServeFlags checks the flag plumbing of omni serve and omni loadtest.
 func TestServeFlags(t *testing.T) {
 	cli := parseCLI(t, "serve", "--fake", "--listen", "127.0.0.1:0", "--max-waiting", "3", "--grace", "5s",
-		"--model-alias", "tts-1", "--model-alias", "tts-1-hd", "--default-format", "wav")
+		"--model-alias", "tts-1", "--model-alias", "tts-1-hd", "--default-format", "wav", "--instance", "pod-7")
 	s := cli.Serve
-	if !s.Fake || s.Listen != "127.0.0.1:0" || s.MaxWaiting != 3 || s.Grace != 5*time.Second ||
+	if s.Instance != "pod-7" || !s.Fake || s.Listen != "127.0.0.1:0" || s.MaxWaiting != 3 || s.Grace != 5*time.Second ||
 		strings.Join(s.ModelAlias, ",") != "tts-1,tts-1-hd" || s.DefaultFormat != "wav" || s.MaxInput != 4096 {
 		t.Errorf("serve flags parsed to %+v", s)
 	}
-	lt := parseCLI(t, "loadtest", "--url", "http://x:1", "-c", "8", "-n", "32", "--rate", "2.5").Loadtest
-	if lt.URL != "http://x:1" || lt.Concurrency != 8 || lt.Requests != 32 || lt.Rate != 2.5 {
+	lt := parseCLI(t, "loadtest", "--url", "http://x:1", "-c", "8", "-n", "32", "--rate", "2.5",
+		"--mix", "one, two", "--mix", "three").Loadtest
+	if lt.URL != "http://x:1" || lt.Concurrency != 8 || lt.Requests != 32 || lt.Rate != 2.5 ||
+		len(lt.Mix) != 2 || lt.Mix[0] != "one, two" || lt.Mix[1] != "three" {
 		t.Errorf("loadtest flags parsed to %+v", lt)
 	}
 }
