@@ -82,7 +82,7 @@ func (c *serveCmd) Run(g *Globals, ctx context.Context) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	log.Info("drained; exiting")
-	return nil
+	return errSignalHandled // a drain is serve's normal end: exit 0
 }
 
 // synthesizer returns the fake under --fake, else the engine's.

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -31,5 +33,20 @@ func TestServeWithoutAdapterSaysSo(t *testing.T) {
 	code := run([]string{"serve", "--listen", "127.0.0.1:0"}, &out, &errb)
 	if code != exitError || !strings.Contains(errb.String(), "engine adapter not wired") {
 		t.Errorf("omni serve: exit %d, stderr %q; want %d and the adapter message", code, errb.String(), exitError)
+	}
+}
+
+// TestServeExitsZeroAfterDrain sends SIGTERM to omni serve --fake once it
+// listens: it drains and exits 0, as docs/SERVE.md promises, not 143.
+func TestServeExitsZeroAfterDrain(t *testing.T) {
+	stderr := &watchWriter{word: "listening", seen: make(chan struct{})}
+	go func() {
+		<-stderr.seen
+		syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	}()
+	var stdout bytes.Buffer
+	code := run([]string{"serve", "--fake", "--listen", "127.0.0.1:0"}, &stdout, stderr)
+	if code != exitOK || !strings.Contains(stderr.String(), "drained; exiting") {
+		t.Errorf("omni serve after SIGTERM: exit %d, stderr %s; want 0 after a drain", code, tail(stderr.String()))
 	}
 }
