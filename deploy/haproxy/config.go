@@ -112,6 +112,10 @@ func (c Config) Render() (string, error) {
 		p("    log global")
 		p("    option httplog")
 	}
+	p("    # Forward each audio chunk at once: without this HAProxy sends with")
+	p("    # MSG_MORE and the kernel may hold a chunk up to 200 ms (time to first")
+	p("    # audio +100..210 ms measured on the fake, docs/DEPLOY.md).")
+	p("    option http-no-delay")
 	p("    timeout connect 2s")
 	p("    timeout http-request 10s")
 	p("    timeout http-keep-alive 30s")

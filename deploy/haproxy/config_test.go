@@ -38,7 +38,7 @@ func TestRenderHAProxyAccepts(t *testing.T) {
 			for _, line := range []string{
 				"balance " + balance, "option httpchk GET /readyz", "http-check expect status 200",
 				"default-server inter 100ms fastinter 100ms downinter 100ms fall 1 rise 2",
-				"timeout server 600000ms", "retry-on conn-failure empty-response 503",
+				"timeout server 600000ms", "option http-no-delay", "retry-on conn-failure empty-response 503",
 				"server a 127.0.0.1:8001 check", "server b 127.0.0.1:8002 check", "bind 127.0.0.1:8000",
 			} {
 				if !strings.Contains(text, "    "+line) {
