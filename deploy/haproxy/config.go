@@ -146,5 +146,15 @@ func (c Config) Render() (string, error) {
 	return b.String(), nil
 }
 
-// ms writes d as HAProxy reads a duration: whole milliseconds.
-func ms(d time.Duration) string { return fmt.Sprintf("%dms", d.Milliseconds()) }
+// ms writes d as HAProxy reads a duration: whole minutes, seconds or
+// milliseconds, the largest unit that is exact.
+func ms(d time.Duration) string {
+	switch n := d.Milliseconds(); {
+	case n > 0 && n%60000 == 0:
+		return fmt.Sprintf("%dm", n/60000)
+	case n > 0 && n%1000 == 0:
+		return fmt.Sprintf("%ds", n/1000)
+	default:
+		return fmt.Sprintf("%dms", n)
+	}
+}

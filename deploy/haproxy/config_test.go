@@ -38,7 +38,7 @@ func TestRenderHAProxyAccepts(t *testing.T) {
 			for _, line := range []string{
 				"balance " + balance, "option httpchk GET /readyz", "http-check expect status 200",
 				"default-server inter 100ms fastinter 100ms downinter 100ms fall 1 rise 2",
-				"timeout server 600000ms", "option http-no-delay", "retry-on conn-failure empty-response 503",
+				"timeout server 10m", "option http-no-delay", "retry-on conn-failure empty-response 503",
 				"server a 127.0.0.1:8001 check", "server b 127.0.0.1:8002 check", "bind 127.0.0.1:8000",
 			} {
 				if !strings.Contains(text, "    "+line) {
@@ -68,5 +68,28 @@ func TestConfigValidate(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Render(%+v) = %v, want an error with %q", c.cfg, err, c.want)
 		}
+	}
+}
+
+// TestCommittedConfig checks that deploy/haproxy/haproxy.cfg, the file
+// docs/DEPLOY.md tells users to start from, is what Render makes of the
+// example's Config (so it follows every change here) and that haproxy
+// accepts it.
+func TestCommittedConfig(t *testing.T) {
+	want, err := haproxy.Config{Listen: "127.0.0.1:8000", Balance: haproxy.LeastConn,
+		Servers: []haproxy.Server{{Name: "a", Addr: "127.0.0.1:8001"}, {Name: "b", Addr: "127.0.0.1:8002"}}}.Render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("haproxy.cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Errorf("haproxy.cfg differs from Render (regenerate it from ExampleConfig_Render):\n%s", want)
+	}
+	bin := needHAProxy(t)
+	if out, err := exec.Command(bin, "-c", "-f", "haproxy.cfg").CombinedOutput(); err != nil || strings.Contains(string(out), "WARNING") {
+		t.Errorf("haproxy -c -f haproxy.cfg: %v\n%s", err, out)
 	}
 }

@@ -89,7 +89,7 @@ func TestDrainBehindHAProxy(t *testing.T) {
 	rep := res.rep
 
 	settle := signalAt + time.Second
-	var drained, onAAfter, afterSettle, afterSettleElsewhere []int
+	var drained, onAAfter, afterSignal, afterSettle, afterSettleElsewhere []int
 	statuses := map[int]int{}
 	for i, st := range rep.Streams {
 		statuses[st.Status]++
@@ -111,6 +111,9 @@ func TestDrainBehindHAProxy(t *testing.T) {
 			if st.Start < signalAt && st.Start+st.Duration > signalAt {
 				drained = append(drained, i)
 			}
+		}
+		if st.Start > signalAt {
+			afterSignal = append(afterSignal, i)
 		}
 		if st.Start > settle {
 			afterSettle = append(afterSettle, i)
@@ -164,7 +167,8 @@ func TestDrainBehindHAProxy(t *testing.T) {
 		fmt.Fprintf(&report, "  stream %2d  sent %.2fs  ended %.2fs  %d frames  %d bytes = %d × 1920 × 2\n",
 			i, st.Start.Seconds(), (st.Start + st.Duration).Seconds(), st.Frames, st.Bytes, st.Frames)
 	}
-	fmt.Fprintf(&report, "streams sent after SIGTERM + 1 s: %d, answered by b: %d\n", len(afterSettle), len(afterSettle)-len(afterSettleElsewhere))
+	fmt.Fprintf(&report, "streams sent after SIGTERM: %d, admitted by a: %d; sent after SIGTERM + 1 s: %d, answered by b: %d\n",
+		len(afterSignal), len(onAAfter), len(afterSettle), len(afterSettle)-len(afterSettleElsewhere))
 	codes := make([]int, 0, len(statuses))
 	for c := range statuses {
 		codes = append(codes, c)
