@@ -22,8 +22,8 @@ var longText = strings.TrimSpace(strings.Repeat("the quick brown fox jumps over 
 // /readyz checks), streams through the proxy at a steady rate, and sends
 // SIGTERM to replica a mid-run. It checks that a finishes every stream it
 // admitted (all complete: bytes = frames × 1920 × 2) and exits cleanly, that
-// a admitted nothing sent after the signal and every stream sent a second
-// after it went to b, that nothing admitted was lost, that every answer is a
+// a admitted nothing sent once its /readyz said 503 and every stream sent a
+// second after the signal went to b, that nothing admitted was lost, that every answer is a
 // 200, 429 or 503 and no client timed out, and that b's own counters agree
 // with what the clients saw.
 func TestDrainBehindHAProxy(t *testing.T) {
@@ -75,6 +75,24 @@ func TestDrainBehindHAProxy(t *testing.T) {
 	}
 	signalAt := time.Since(t0)
 	a.signal(t, syscall.SIGTERM)
+	// drainAt is when a's /readyz first said 503: every request a receives
+	// after it is refused. (Between signalAt and drainAt the signal is on
+	// its way, so a may still admit a request sent then.)
+	var drainAt time.Duration
+	for drainAt == 0 {
+		resp, err := http.Get("http://" + a.addr + "/readyz")
+		if err != nil {
+			t.Fatalf("a's /readyz after SIGTERM: %v", err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusServiceUnavailable {
+			drainAt = time.Since(t0)
+		}
+		if time.Since(t0) > signalAt+10*time.Second {
+			t.Fatal("a's /readyz did not turn 503 within 10 s of SIGTERM")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 	if err := a.wait(t, 60*time.Second); err != nil {
 		t.Errorf("replica a after SIGTERM: %v, want exit 0", err)
 	}
@@ -105,7 +123,7 @@ func TestDrainBehindHAProxy(t *testing.T) {
 			t.Errorf("stream %d %+v: admitted but not complete: %d bytes, %d frames promise %d", i, st, st.Bytes, st.Frames, st.Expected())
 		}
 		if st.Instance == "a" && st.Status == http.StatusOK {
-			if st.Start >= signalAt {
+			if st.Start >= drainAt {
 				onAAfter = append(onAAfter, i)
 			}
 			if st.Start < signalAt && st.Start+st.Duration > signalAt {
@@ -123,7 +141,7 @@ func TestDrainBehindHAProxy(t *testing.T) {
 		}
 	}
 	if len(onAAfter) > 0 {
-		t.Errorf("replica a admitted streams %v sent after its SIGTERM at %v", onAAfter, signalAt)
+		t.Errorf("replica a admitted streams %v sent after it reported draining at %v", onAAfter, drainAt)
 	}
 	if len(drained) == 0 {
 		t.Errorf("no stream was in flight on a at SIGTERM (%v): the test showed no drain", signalAt)
@@ -159,15 +177,15 @@ func TestDrainBehindHAProxy(t *testing.T) {
 
 	var report strings.Builder
 	rep.WriteText(&report)
-	fmt.Fprintf(&report, "SIGTERM to a at %.2fs with %v streams running on it (its /metrics); a exited (status 0) at %.2fs\n",
-		signalAt.Seconds(), inflightAtSignal, aExit.Seconds())
+	fmt.Fprintf(&report, "SIGTERM to a at %.2fs with %v streams running on it (its /metrics); its /readyz said 503 at %.3fs; a exited (status 0) at %.2fs\n",
+		signalAt.Seconds(), inflightAtSignal, drainAt.Seconds(), aExit.Seconds())
 	fmt.Fprintf(&report, "streams in flight on a at SIGTERM, each complete: %d\n", len(drained))
 	for _, i := range drained {
 		st := rep.Streams[i]
 		fmt.Fprintf(&report, "  stream %2d  sent %.2fs  ended %.2fs  %d frames  %d bytes = %d × 1920 × 2\n",
 			i, st.Start.Seconds(), (st.Start + st.Duration).Seconds(), st.Frames, st.Bytes, st.Frames)
 	}
-	fmt.Fprintf(&report, "streams sent after SIGTERM: %d, admitted by a: %d; sent after SIGTERM + 1 s: %d, answered by b: %d\n",
+	fmt.Fprintf(&report, "streams sent after SIGTERM: %d, admitted by a after it said draining: %d; sent after SIGTERM + 1 s: %d, answered by b: %d\n",
 		len(afterSignal), len(onAAfter), len(afterSettle), len(afterSettle)-len(afterSettleElsewhere))
 	codes := make([]int, 0, len(statuses))
 	for c := range statuses {
