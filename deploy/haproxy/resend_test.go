@@ -16,8 +16,8 @@ import (
 // drain: HAProxy still sends requests to the draining replica, which answers
 // 503 at once, and the proxy resends them to the other (retry-on 503). Both
 // replicas hold a long stream so that a stays up while it drains; the checks
-// are 30 s apart so the proxy never notices; roundrobin sends every other
-// request to a. The clients must see only 200s from b, and a must count the
+// are 30 s apart so the proxy never notices; roundrobin picks a in turn
+// whatever it holds, for at least every other request. The clients must see only 200s from b, and a must count the
 // refusals it made.
 func TestDrainingRefusalResent(t *testing.T) {
 	haproxyBin := needHAProxy(t)
