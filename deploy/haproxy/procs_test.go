@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,15 +53,12 @@ func needHAProxy(tb testing.TB) string {
 	return ""
 }
 
-// buildOmni builds the omni binary into a temporary directory.
+// buildOmni builds the omni binary into a temporary directory with the go
+// command that runs the test (go test puts its GOROOT/bin first on $PATH).
 func buildOmni(tb testing.TB) string {
 	tb.Helper()
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
-		goBin = "go"
-	}
 	bin := filepath.Join(tb.TempDir(), "omni")
-	out, err := exec.Command(goBin, "build", "-o", bin, "github.com/omni-tts/omni/cmd/omni").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/omni-tts/omni/cmd/omni").CombinedOutput()
 	if err != nil {
 		tb.Fatalf("go build omni: %v\n%s", err, out)
 	}
