@@ -101,7 +101,7 @@ func (c Config) Render() (string, error) {
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
 	p("# omni serve replicas behind HAProxy (deploy/haproxy renders this file).")
 	p("global")
-	p("    maxconn 4096")
+	p("    # maxconn unset: HAProxy sizes it from the file descriptor limit.")
 	if c.LogStdout {
 		p("    log stdout format raw local0")
 	}

@@ -22,7 +22,7 @@ func ExampleConfig_Render() {
 	// Output:
 	// # omni serve replicas behind HAProxy (deploy/haproxy renders this file).
 	// global
-	//     maxconn 4096
+	//     # maxconn unset: HAProxy sizes it from the file descriptor limit.
 	//
 	// defaults
 	//     mode http
