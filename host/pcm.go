@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/omni-tts/omni/codec"
@@ -52,23 +51,27 @@ func (in *instance) codecDecode(spec *abi.CodecSpec) ([]float32, error) {
 
 // CodecOptions configure CodecDecode.
 type CodecOptions struct {
-	Config    codec.Config // the synthetic codec's geometry
-	Seed      uint64       // its weights (codec.NewSynthetic)
-	Precision string
-	Codes     [][codec.Codebooks]int32
-	Pushes    []int // frames per decode call on the one stream (nil: one call)
-	Threads   int   // kernel threads (0 = simd.DefaultThreads())
-	CacheDir  string
+	// Load loads the codec on the backend it is given (codec.Load,
+	// codec.NewSynthetic, OpenCodec…); CodecDecode gives it the host's
+	// recorder, so the weights are loaded once, natively, and the guest
+	// replays the load.
+	Load    func(b codec.Backend) (*codec.Model, error)
+	Codes   [][codec.Codebooks]int32
+	Pushes  []int // frames per decode call on the one stream (nil: one call)
+	Threads int   // kernel threads (0 = simd.DefaultThreads())
+	// CacheDir is the compilation cache, as Options.CacheDir.
+	CacheDir string
 }
 
-// CodecDecode runs the synthetic codec decoder inside the WASI guest (the
-// codec graph in wasm, its kernels as host functions) on one stream and
-// returns the samples, handed over in binary (abi.PCM): the WASI side of
-// the codec's native-vs-WASI parity.
-func CodecDecode(ctx context.Context, o CodecOptions) ([]float32, error) {
-	cfgJSON, err := o.Config.JSON()
-	if err != nil {
-		return nil, fmt.Errorf("host: codec config: %w", err)
+// CodecDecode decodes codes on one stream inside the WASI guest: the codec
+// is loaded natively through the host's recorder, the guest replays that
+// load (no weight enters guest memory) and runs the codec graph in wasm
+// with the native kernels as host functions, and the samples come back in
+// binary (abi.PCM). It returns the samples and the codec's geometry; they
+// are the bits a native decode of the same pushes gives.
+func CodecDecode(ctx context.Context, o CodecOptions) ([]float32, codec.Config, error) {
+	if o.Load == nil {
+		return nil, codec.Config{}, fmt.Errorf("host: codec decode without a loader")
 	}
 	threads := o.Threads
 	if threads == 0 {
@@ -77,15 +80,21 @@ func CodecDecode(ctx context.Context, o CodecOptions) ([]float32, error) {
 	nb := simd.NewBackend(threads)
 	defer nb.Close()
 	s := newHostState(nb, nil, 16<<30)
+	m, load, err := recordCodec(s, o.Load)
+	if err != nil {
+		return nil, codec.Config{}, err
+	}
+	defer m.Close()
 	v, err := newVM(ctx, s, vmConfig{cacheDir: o.CacheDir})
 	if err != nil {
-		return nil, err
+		return nil, codec.Config{}, err
 	}
 	defer v.close(context.Background())
 	in, err := v.newInstance(ctx, s, 0)
 	if err != nil {
-		return nil, err
+		return nil, codec.Config{}, err
 	}
 	defer in.discard()
-	return in.codecDecode(&abi.CodecSpec{Config: json.RawMessage(cfgJSON), Seed: o.Seed, Precision: o.Precision, Codes: o.Codes, Pushes: o.Pushes})
+	pcm, err := in.codecDecode(&abi.CodecSpec{Load: load, Codes: o.Codes, Pushes: o.Pushes})
+	return pcm, m.Config(), err
 }

@@ -159,16 +159,28 @@ func (s *dirSource) FileOf(name string) string {
 	return ""
 }
 
-// ReadF32 implements Source.
+// ReadF32 implements Source. It refuses a NaN or infinity in the tensor
+// (a *TensorError naming the file, the tensor and the element, wrapping
+// ErrNonFinite): whole-tensor reads are how LoadWeights reads every weight
+// it uploads, so a damaged checkpoint fails at load, where the weights come
+// off the disk, before any upload; the per-token path never checks. (The
+// check is here rather than in the loader so that a WASI guest replaying
+// the host's load, whose source reads nothing, scans nothing.)
 func (s *dirSource) ReadF32(name string, dst []float32) error {
 	f, ok := s.byName[name]
 	if !ok {
 		return &TensorError{File: s.dir, Name: name, Index: -1, Err: ErrNoTensor}
 	}
-	return f.ReadF32(name, dst)
+	if err := f.ReadF32(name, dst); err != nil {
+		return err
+	}
+	return checkFinite(f.Path(), name, dst, 0)
 }
 
-// ReadRowsF32 implements Source.
+// ReadRowsF32 implements Source. It returns the rows as stored: the one
+// table served by rows while generating (the text embedding) is checked
+// whole when the checkpoint opens (CheckFinite), and ScanFinite reads rows
+// to report every damaged tensor rather than stop at the first.
 func (s *dirSource) ReadRowsF32(name string, row0, n int, dst []float32) error {
 	f, ok := s.byName[name]
 	if !ok {

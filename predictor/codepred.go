@@ -44,7 +44,7 @@ type PickFunc func(g int, logits []float32, codes []int32)
 // CodePredictor runs the code predictor for up to MaxBatch streams at once:
 // per frame a fresh 17-slot KV cache per stream, a 2-row prefill of
 // [proj(h), proj(codec_embedding[c0])] that gives codebook 1, then 14 single
-// rows that give codebooks 2..15 (research note §A.5). A CodePredictor is
+// rows that give codebooks 2..15 (docs/MODEL.md §5). A CodePredictor is
 // used by one goroutine at a time; its steady state allocates nothing.
 type CodePredictor struct {
 	w        *PredictorWeights

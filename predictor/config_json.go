@@ -3,6 +3,7 @@ package predictor
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"strconv"
 )
@@ -70,9 +71,15 @@ func (o *jsonObject) int(key string) (int, error) {
 	return o.intValue(key, raw)
 }
 
+// intValue parses raw as an integer of int32 range: a number with a
+// fraction or exponent, or a string, is the wrong type; an integer beyond
+// int32 (vocab_size 2⁴⁰) is out of range, and the message says the range.
 func (o *jsonObject) intValue(key string, raw json.RawMessage) (int, error) {
 	v, err := strconv.ParseInt(string(bytes.TrimSpace(raw)), 10, 64)
-	if err != nil || v > math.MaxInt32 || v < math.MinInt32 {
+	if errors.Is(err, strconv.ErrRange) || err == nil && (v > math.MaxInt32 || v < math.MinInt32) {
+		return 0, o.wrongType(key, raw, "an integer in [-2147483648, 2147483647]")
+	}
+	if err != nil {
 		return 0, o.wrongType(key, raw, "an integer")
 	}
 	return int(v), nil

@@ -8,7 +8,7 @@ import (
 )
 
 // config06B is a config.json with the shipped 0.6B CustomVoice values of
-// research note §A.1 (written by hand, key names as in the checkpoint).
+// docs/MODEL.md §1 (written by hand, key names as in the checkpoint).
 const config06B = `{
   "architectures": ["Qwen3TTSForConditionalGeneration"],
   "model_type": "qwen3_tts",
@@ -129,6 +129,8 @@ func TestParseConfigRefuses(t *testing.T) {
 		{"missing rope_theta", func(_, tk, _ map[string]any) { delete(tk, "rope_theta") }, "", "talker_config.rope_theta missing"},
 		{"string layers", func(_, tk, _ map[string]any) { tk["num_hidden_layers"] = "28" }, "", `talker_config.num_hidden_layers is "28", want an integer`},
 		{"fractional heads", func(_, tk, _ map[string]any) { tk["num_attention_heads"] = 16.5 }, "", "num_attention_heads is 16.5, want an integer"},
+		{"vocab 2^40", func(_, tk, _ map[string]any) { tk["vocab_size"] = 1 << 40 }, "", "talker_config.vocab_size is 1099511627776, want an integer in [-2147483648, 2147483647]"},
+		{"vocab beyond int64", func(_, _, cp map[string]any) { cp["vocab_size"] = json.Number("99999999999999999999") }, "", "vocab_size is 99999999999999999999, want an integer in"},
 		{"string eps", func(_, tk, _ map[string]any) { tk["rms_norm_eps"] = "1e-6" }, "", "rms_norm_eps is \"1e-6\", want a number"},
 		{"talker_config array", func(top, _, _ map[string]any) { top["talker_config"] = []any{1} }, "", "talker_config is [1], want an object"},
 		{"spk_id string", func(_, tk, _ map[string]any) { tk["spk_id"] = map[string]any{"x": "3065"} }, "", `spk_id.x is "3065"`},

@@ -4,7 +4,7 @@ import "encoding/json"
 
 // EncodeConfig renders c as a checkpoint's config.json and
 // generation_config.json, with the key names of the Hugging Face Qwen3-TTS
-// checkpoints (research note §A.1), so ParseConfig reads back the same
+// checkpoints (docs/MODEL.md §1), so ParseConfig reads back the same
 // Config.
 func EncodeConfig(c *Config) (configJSON, generationJSON []byte, err error) {
 	dec := func(d DecoderConfig) map[string]any {

@@ -13,7 +13,7 @@
 // (wasip1); every header is validated against the file size before any data
 // is read.
 //
-// predictor is portable: it imports only the standard library (and omni's
-// stats), never simd, host, wazero or kong, and builds with GOOS=wasip1
+// predictor is portable: it imports only the standard library (no omni
+// package), never simd, host, wazero or kong, and builds with GOOS=wasip1
 // GOARCH=wasm and with -tags purego.
 package predictor

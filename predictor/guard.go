@@ -61,8 +61,8 @@ func (ld *loader) guardChannels(prefix string, g geometry) ([]int32, error) {
 		names = append(names, p+"input_layernorm.weight", p+"post_attention_layernorm.weight")
 	}
 	for _, name := range names {
-		if err := ld.src.ReadF32(name, buf); err != nil {
-			return nil, fmt.Errorf("predictor: load %s: %w", name, err)
+		if err := ld.read(name, buf); err != nil {
+			return nil, err
 		}
 		for c, v := range buf {
 			sens[c] = math.Max(sens[c], math.Abs(float64(v)))
@@ -115,8 +115,8 @@ func (ld *loader) guardedMatrix(name string, rows, cols int, prec string, guard 
 		return h, -1, err
 	}
 	buf := ld.grow(rows * cols)
-	if err := ld.src.ReadF32(name, buf); err != nil {
-		return -1, -1, fmt.Errorf("predictor: load %s: %w", name, err)
+	if err := ld.read(name, buf); err != nil {
+		return -1, -1, err
 	}
 	kept := make([]float32, len(guard)*cols)
 	for j, r := range guard {

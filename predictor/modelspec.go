@@ -87,32 +87,6 @@ func CheckTensors(src Source) error {
 	return nil
 }
 
-// CheckFinite scans every norm weight of src (the RMSNorm gains: small
-// tensors, where a NaN or infinity poisons every activation) and reports the
-// first non-finite value as a *TensorError naming the tensor and the index,
-// wrapping ErrNonFinite.
-func CheckFinite(src Source) error {
-	var buf []float32
-	for _, t := range ExpectedTensors(src.Config()) {
-		if !strings.HasSuffix(t.Name, "norm.weight") {
-			continue
-		}
-		buf = slices.Grow(buf[:0], int(t.Elems()))[:t.Elems()]
-		if err := src.ReadF32(t.Name, buf); err != nil {
-			return err
-		}
-		for i, v := range buf {
-			if v != v || v > maxFinite || v < -maxFinite {
-				return &TensorError{File: sourceFile(src, t.Name), Name: t.Name, Index: i, Err: fmt.Errorf("%w: value %g", ErrNonFinite, v)}
-			}
-		}
-	}
-	return nil
-}
-
-// maxFinite is the largest finite float32.
-const maxFinite = 3.4028234663852886e38
-
 // sourceFile names where src keeps the named tensor, for error messages: the
 // shard file of a checkpoint, else the source's own name.
 func sourceFile(src Source, name string) string {

@@ -18,9 +18,9 @@ func paramSum(ts []TensorInfo, keep func(string) bool) int64 {
 	return n
 }
 
-// TestExpectedTensorsGeometry checks the tensor list against research note
-// §A.2: tensor counts of the real 0.6B dump and the parameter totals per
-// component (in millions, rounded as the note gives them).
+// TestExpectedTensorsGeometry checks the tensor list against docs/MODEL.md
+// §2: tensor counts of the real 0.6B dump and the parameter totals per
+// component (in millions, rounded as the table gives them).
 func TestExpectedTensorsGeometry(t *testing.T) {
 	has := func(sub string) func(string) bool { return func(n string) bool { return strings.Contains(n, sub) } }
 	for _, c := range []struct {
@@ -35,7 +35,7 @@ func TestExpectedTensorsGeometry(t *testing.T) {
 			totalM: 914.6 - 8.9, layersTol: 0.05},
 		{size: "1.7b", count: 404, talkerModel: 311, codePred: 88, textProj: 4, heads: 1,
 			layersM: 1409.3, textEmbM: 311.2, textProjM: 8.4, codecM: 12.6, predM: 175.1, predTablesM: 62.9, projM: 2.1,
-			// The note's 1.7B layer figure (computed, not dumped) leaves out the
+			// The table's 1.7B layer figure (computed, not dumped) leaves out the
 			// 28 × 4352 norm gains (0.12 M): 1409.29 M matrices + 0.12 M.
 			totalM: 1917, layersTol: 0.15},
 	} {

@@ -52,7 +52,7 @@ func fidelity(t *testing.T, src predictor.Source, prec predictor.Precision, fram
 
 // fidelityOn is fidelity with the test precision's backend wrapped by wrap
 // (nil: none), e.g. to keep some matrices in fp32.
-func fidelityOn(t *testing.T, src predictor.Source, prec predictor.Precision, frames, B int, wrap func(*simd.Backend) predictor.Backend) predictor.Parity {
+func fidelityOn(t testing.TB, src predictor.Source, prec predictor.Precision, frames, B int, wrap func(*simd.Backend) predictor.Backend) predictor.Parity {
 	t.Helper()
 	c := src.Config()
 	ref := loadPredictor(t, src, predictor.FP32, predictor.PredictorOptions{MaxBatch: B})

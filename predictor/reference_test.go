@@ -9,7 +9,7 @@ import (
 )
 
 // This file is a plain float64 Qwen3 decoder written from the formulas of
-// research note §A.3 (pre-norm, q/k per-head RMSNorm before rotate-half
+// docs/MODEL.md §3 (pre-norm, q/k per-head RMSNorm before rotate-half
 // RoPE, GQA, SwiGLU, no biases), dense and without handles or caches: every
 // call recomputes the whole causal sequence.
 

@@ -14,8 +14,8 @@ func SynthSizes() []string { return slices.Clone(synthSizes) }
 
 // SynthConfig returns the configuration of a synthetic model:
 //
-//   - "0.6b", "1.7b": the exact shipped geometry and ids of research note
-//     §A.1 (Qwen3-TTS-12Hz-0.6B / 1.7B CustomVoice, without a speaker
+//   - "0.6b", "1.7b": the exact shipped geometry and ids of docs/MODEL.md
+//     §1 (Qwen3-TTS-12Hz-0.6B / 1.7B CustomVoice, without a speaker
 //     encoder), generation_config.json as in the released snapshots;
 //   - "tiny": the same structure at toy width, for tests: talker 2 layers,
 //     hidden 64, 4 query heads and 2 kv heads of 16, intermediate 128; code

@@ -23,7 +23,7 @@ type Weights struct {
 	Guards Guards
 }
 
-// Tensor names of a Qwen3-TTS checkpoint (research note §A.2).
+// Tensor names of a Qwen3-TTS checkpoint (docs/MODEL.md §2).
 const (
 	talkerPrefix    = "talker.model."
 	predictorPrefix = "talker.code_predictor.model."
@@ -132,6 +132,21 @@ func (ld *loader) grow(n int) []float32 {
 	return ld.buf[:n]
 }
 
+// read reads the named tensor whole into dst. Every weight the loader
+// uploads passes through here; a checkpoint's ReadF32 refuses a NaN or
+// infinity, naming the tensor and the element (dirSource.ReadF32), and the
+// synthetic models are finite by construction.
+func (ld *loader) read(name string, dst []float32) error {
+	err := ld.src.ReadF32(name, dst)
+	if te := (*TensorError)(nil); errors.As(err, &te) && te.Name == name {
+		return err // it names the tensor already
+	}
+	if err != nil {
+		return fmt.Errorf("predictor: load %s: %w", name, err)
+	}
+	return nil
+}
+
 // keep records a handle for release on failure.
 func (ld *loader) keep(h int32, err error) (int32, error) {
 	if err == nil {
@@ -176,8 +191,8 @@ func (ld *loader) matrixScaled(names []string, rows []int, cols int, bias, prec 
 	buf := ld.grow(total*cols + total)
 	off := 0
 	for i, name := range names {
-		if err := ld.src.ReadF32(name, buf[off:off+rows[i]*cols]); err != nil {
-			return -1, fmt.Errorf("predictor: load %s: %w", name, err)
+		if err := ld.read(name, buf[off:off+rows[i]*cols]); err != nil {
+			return -1, err
 		}
 		off += rows[i] * cols
 	}
@@ -192,8 +207,8 @@ func (ld *loader) matrixScaled(names []string, rows []int, cols int, bias, prec 
 	var bv []float32
 	if bias != "" {
 		bv = buf[off : off+total]
-		if err := ld.src.ReadF32(bias, bv); err != nil {
-			return -1, fmt.Errorf("predictor: load %s: %w", bias, err)
+		if err := ld.read(bias, bv); err != nil {
+			return -1, err
 		}
 	}
 	h, err := ld.keep(ld.b.NewMatrix(total, cols, buf[:total*cols], bv, prec))
@@ -206,8 +221,8 @@ func (ld *loader) matrixScaled(names []string, rows []int, cols int, bias, prec 
 // vector reads and uploads a weight vector of n values.
 func (ld *loader) vector(name string, n int) (int32, error) {
 	buf := ld.grow(n)
-	if err := ld.src.ReadF32(name, buf); err != nil {
-		return -1, fmt.Errorf("predictor: load %s: %w", name, err)
+	if err := ld.read(name, buf); err != nil {
+		return -1, err
 	}
 	h, err := ld.keep(ld.b.NewVector(buf))
 	if err != nil {
@@ -234,8 +249,8 @@ func (ld *loader) norm(name string, n int, smooth bool) (int32, []float32, error
 		return h, nil, err
 	}
 	g := make([]float32, n)
-	if err := ld.src.ReadF32(name, g); err != nil {
-		return -1, nil, fmt.Errorf("predictor: load %s: %w", name, err)
+	if err := ld.read(name, g); err != nil {
+		return -1, nil, err
 	}
 	cs := make([]float32, n)
 	for i, v := range g {
@@ -338,8 +353,8 @@ func (ld *loader) codecTable(s *modelShape, proj int32) (int32, error) {
 	var out []float32
 	for i, name := range names {
 		buf := ld.grow(rows[i] * s.talkerHidden)
-		if err := ld.src.ReadF32(name, buf); err != nil {
-			return -1, fmt.Errorf("predictor: load %s: %w", name, err)
+		if err := ld.read(name, buf); err != nil {
+			return -1, err
 		}
 		if proj < 0 {
 			if err := ld.b.WriteTable(t, row0, buf); err != nil {

@@ -32,10 +32,15 @@
 // Speed: when a row uses top-k without min_p and the processed logits are
 // not requested, only the top-k survivors are ever divided, exponentiated or
 // given noise values; the generator still advances by V (see topk_fast.go).
-// On rows of at least 32·k logits a branch-free pass over blocks of 16
-// bounds the top-k threshold from below by the k-th largest block maximum,
+// On rows of at least 4·k blocks (blockLen = 8 logits each) a branch-free
+// pass over the blocks bounds the top-k threshold from below by the k-th largest block maximum,
 // so only blocks that can hold a survivor are scanned (see topk_block.go).
 // Sample allocates nothing. Phase timers go to Config.Timer when set.
+//
+// Non-finite logits: a row holding a NaN or +Inf (after the processors,
+// which only write -Inf) is refused as an error wrapping ErrNonFinite, where
+// torch would return token 0; an all -Inf row (every id masked) gives
+// token 0 as in torch.
 //
 // sampler imports only the standard library and builds for GOOS=wasip1.
 package sampler

@@ -61,7 +61,7 @@ func TestGeneratorMatchesReferenceMT(t *testing.T) {
 }
 
 func TestExponentialPublishedValues(t *testing.T) {
-	// Research vllm_sampler.md §8.1: fresh generators, 6 exponentials each,
+	// docs/SAMPLING.md §3: fresh generators, 6 exponentials each,
 	// and torch 2.6.0's published seed-42 values after 5 torch.rand draws
 	// (one word each).
 	cases := []struct {

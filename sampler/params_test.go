@@ -69,7 +69,7 @@ func TestTemperatureClamp(t *testing.T) {
 	}
 }
 
-// plainValid is the validation table of vllm_sampler.md §2.1 written as one
+// plainValid is the validation table of docs/SAMPLING.md §1 written as one
 // boolean expression per rule (the reference for the fuzz test).
 func plainValid(t, topP, minP, rep, pres, freq float64, topK, minTokens int) bool {
 	fin := func(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }

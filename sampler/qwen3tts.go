@@ -5,8 +5,8 @@ import (
 	"math"
 )
 
-// Qwen3TTS is the Qwen3-TTS sampling contract (research qwen3_tts.md A.1,
-// A.5), the one definition every user of the engine shares: codebook 0 is
+// Qwen3TTS is the Qwen3-TTS sampling contract (docs/MODEL.md §1, §5;
+// docs/SAMPLING.md §5), the one definition every user of the engine shares: codebook 0 is
 // sampled from the talker's Vocab codec logits with ids CodebookSize..Vocab−1
 // except EOS masked (a SuppressRange processor: no per-request id list), EOS
 // masked while fewer than Talker.MinTokens frames exist and the repetition

@@ -85,12 +85,24 @@ func (s *Sampler) EngineGenerator() *Generator { return s.engine }
 // match the Sampler or its requests.
 var ErrBatch = errors.New("sampler: batch mismatch")
 
+// ErrNonFinite is wrapped by the error for a row whose logits hold a NaN or
+// +Inf once the processors have run (they only ever write -Inf, so the
+// value came from the model: damaged weights or an overflow). torch would
+// return token 0 for such a row; omni refuses it, so a broken model fails
+// the step instead of speaking a stream of silent codes.
+var ErrNonFinite = errors.New("sampler: non-finite logits")
+
 // Sample chooses one token per row. logits holds len(reqs) rows of Vocab
 // float32 logits and is used as scratch (see Config.Processed); out receives
 // the tokens. Every random row with its own generator draws exactly Vocab
 // exponentials from it; unseeded random rows draw Vocab each from the engine
 // generator, in row order; greedy rows draw nothing. Sample does not append
 // the tokens to the requests' histories: call Request.Append.
+//
+// A row whose logits hold a NaN or +Inf is an error wrapping ErrNonFinite
+// naming the row and the id; the tokens and generators of the call are
+// then unspecified. A row with every id at -Inf (everything masked) is not
+// an error: it gives token 0, as torch's argmax of an all-NaN softmax does.
 func (s *Sampler) Sample(logits []float32, reqs []*Request, out []int32) error {
 	v := s.cfg.Vocab
 	b := len(reqs)
@@ -117,7 +129,12 @@ func (s *Sampler) Sample(logits []float32, reqs []*Request, out []int32) error {
 		s.tProcess, s.tFilter, s.tNoise, s.tPick = 0, 0, 0, 0
 	}
 	for i, r := range reqs {
-		out[i] = s.sampleRow(logits[i*v:(i+1)*v], r, timed)
+		row := logits[i*v : (i+1)*v]
+		tok, bad := s.sampleRow(row, r, timed)
+		if bad >= 0 {
+			return fmt.Errorf("%w: row %d: logit of id %d is %v (temperature %g)", ErrNonFinite, i, bad, row[bad], r.temp)
+		}
+		out[i] = tok
 	}
 	if timed {
 		ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
@@ -139,8 +156,10 @@ func lap(timed bool, t *time.Time, acc *time.Duration) {
 	}
 }
 
-// sampleRow runs the whole pipeline on one row.
-func (s *Sampler) sampleRow(x []float32, r *Request, timed bool) int32 {
+// sampleRow runs the whole pipeline on one row. bad is the first id whose
+// processed, temperature-divided logit is NaN or +Inf, or -1; it is looked
+// for on the degenerate path only, so a finite row pays nothing for it.
+func (s *Sampler) sampleRow(x []float32, r *Request, timed bool) (tok int32, bad int) {
 	var t time.Time
 	if timed {
 		t = time.Now()
@@ -150,7 +169,11 @@ func (s *Sampler) sampleRow(x []float32, r *Request, timed bool) int32 {
 	if r.greedy {
 		tok := argmaxFirst(x)
 		lap(timed, &t, &s.tPick)
-		return tok
+		// argmaxFirst returns the first NaN, else the first maximum.
+		if v := x[tok]; v != v || v > maxFloat32 {
+			return 0, int(tok)
+		}
+		return tok, -1
 	}
 	gen := r.gen
 	if gen == nil {
@@ -161,7 +184,7 @@ func (s *Sampler) sampleRow(x []float32, r *Request, timed bool) int32 {
 		if ok && r.topP < 1 {
 			surv = s.applyTopP(x, surv, max, r.topP)
 		}
-		return s.finish(x, r, gen, surv, max, ok, timed, &t)
+		return s.finish(x, r.temp, gen, surv, max, ok, timed, &t)
 	}
 	if r.temp != 1 {
 		for i := range x {
@@ -170,9 +193,10 @@ func (s *Sampler) sampleRow(x []float32, r *Request, timed bool) int32 {
 	}
 	max, ok := rowMax(x)
 	if !ok {
-		// NaN, +inf or an all -inf row: torch's softmax is all NaN and
-		// argmax returns 0. The noise is drawn all the same.
-		return s.finish(x, r, gen, nil, 0, false, timed, &t)
+		// NaN, +inf (refused by finish) or an all -inf row: torch's
+		// softmax is all NaN and argmax returns 0. The noise is drawn all
+		// the same.
+		return s.finish(x, 1, gen, nil, 0, false, timed, &t)
 	}
 	if r.minP > 0 {
 		s.applyMinP(x, max, r.minP)
@@ -190,22 +214,39 @@ func (s *Sampler) sampleRow(x []float32, r *Request, timed bool) int32 {
 	if r.topP < 1 {
 		surv = s.applyTopP(x, surv, max, r.topP)
 	}
-	return s.finish(x, r, gen, surv, max, true, timed, &t)
+	return s.finish(x, 1, gen, surv, max, true, timed, &t)
 }
 
 // finish draws the row's noise (always V elements) and runs the race over
-// the survivors; a degenerate row (ok false) gives token 0.
-func (s *Sampler) finish(x []float32, r *Request, gen *Generator, surv []int32, max float32, ok, timed bool, t *time.Time) int32 {
+// the survivors. A degenerate row (ok false) gives token 0 when every value
+// is -Inf, and the bad id (see sampleRow) when one is NaN or +Inf once
+// divided by div (the temperature when x is still raw, else 1).
+func (s *Sampler) finish(x []float32, div float32, gen *Generator, surv []int32, max float32, ok, timed bool, t *time.Time) (int32, int) {
 	lap(timed, t, &s.tFilter)
 	if !ok {
+		if id := badLogit(x, div); id >= 0 {
+			return 0, id
+		}
 		gen.skipExponential(len(x))
 		lap(timed, t, &s.tNoise)
-		return 0
+		return 0, -1
 	}
 	q := s.q[:len(surv)]
 	zero := gen.exponentialAt(len(x), surv, q)
 	lap(timed, t, &s.tNoise)
 	tok := s.race(x, surv, q, max, zero)
 	lap(timed, t, &s.tPick)
-	return tok
+	return tok, -1
+}
+
+// badLogit returns the first id whose logit divided by div is NaN or +Inf,
+// or -1 (the division is the full path's own float32 division, so both
+// paths refuse the same rows).
+func badLogit(x []float32, div float32) int {
+	for i, v := range x {
+		if v = v / div; v != v || v > maxFloat32 {
+			return i
+		}
+	}
+	return -1
 }

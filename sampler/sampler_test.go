@@ -1,14 +1,17 @@
 package sampler
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"math/rand"
 	"sort"
+	"strings"
 	"testing"
 )
 
 // ---- brute-force reference: vLLM's pipeline written plainly (float64
-// softmax, full sorts, maps), per research vllm_sampler.md §3, §4, §11.
+// softmax, full sorts, maps), per docs/SAMPLING.md §2.
 
 type refRow struct {
 	p      Params
@@ -581,32 +584,60 @@ func TestSeedMinusOneIsUnseeded(t *testing.T) {
 	}
 }
 
-// TestNonFiniteRows follows torch: a random row holding NaN or +inf has an
-// all-NaN softmax and argmax 0 (noise still drawn); a greedy row takes the
-// first NaN, else the first maximum.
+// TestNonFiniteRows: a row holding NaN or +Inf (a damaged model; torch
+// would give token 0) is an error wrapping ErrNonFinite that names the row
+// and the first bad id, on every path (greedy, full, top-k fast path); so is
+// a finite row the temperature overflows to +Inf, on both the full and the
+// fast path. A row of -Inf only (everything masked) still gives token 0 with
+// the noise drawn, as torch does.
 func TestNonFiniteRows(t *testing.T) {
 	nan, inf := float32(math.NaN()), float32(math.Inf(1))
-	for _, topK := range []int{0, 3} {
-		for _, processed := range []bool{true, false} {
-			for _, row := range [][]float32{{1, 2, nan, 4, 5, 6}, {1, inf, 3, 4, 5, 6}} {
+	ninf := float32(math.Inf(-1))
+	for _, c := range []struct {
+		name    string
+		row     []float32
+		temp    float64
+		wantErr string // "" for token 0
+	}{
+		{"NaN", []float32{1, 2, nan, 4, 5, 6}, 1, "row 1: logit of id 2 is NaN"},
+		{"NaN tempered", []float32{1, 2, 3, nan, 5, 6}, 0.7, "row 1: logit of id 3 is NaN"},
+		{"+Inf", []float32{1, inf, 3, 4, 5, 6}, 1, "row 1: logit of id 1 is +Inf"},
+		{"overflow under temperature", []float32{1, 2, 3e38, 4, 5, 6}, 0.5, "row 1: logit of id 2 is"},
+		{"all -Inf", []float32{ninf, ninf, ninf, ninf, ninf, ninf}, 1, ""},
+	} {
+		for _, topK := range []int{0, 3} {
+			for _, processed := range []bool{true, false} {
+				name := fmt.Sprintf("%s/top_k=%d/processed=%v", c.name, topK, processed)
 				p := DefaultParams()
 				seed := int64(5)
-				p.Seed, p.TopK = &seed, topK
-				r, _ := NewRequest(p, 6, nil, nil)
-				s, _ := New(Config{MaxBatch: 1, Vocab: 6, Processed: processed})
-				out := make([]int32, 1)
-				if err := s.Sample(append([]float32(nil), row...), []*Request{r}, out); err != nil {
-					t.Fatal(err)
+				p.Seed, p.TopK, p.Temperature = &seed, topK, c.temp
+				good, _ := NewRequest(DefaultParams(), 6, nil, nil)
+				r, err := NewRequest(p, 6, nil, nil)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
 				}
-				if out[0] != 0 {
-					t.Errorf("top_k %d processed %v row %v: token %d, want 0", topK, processed, row, out[0])
+				s, _ := New(Config{MaxBatch: 2, Vocab: 6, Processed: processed})
+				out := make([]int32, 2)
+				logits := append([]float32{1, 2, 3, 4, 5, 6}, c.row...)
+				err = s.Sample(logits, []*Request{good, r}, out)
+				if c.wantErr != "" {
+					if !errors.Is(err, ErrNonFinite) || !strings.Contains(err.Error(), c.wantErr) {
+						t.Errorf("%s: Sample error %v, want ErrNonFinite with %q", name, err, c.wantErr)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if out[1] != 0 {
+					t.Errorf("%s: token %d, want 0", name, out[1])
 				}
 				want := NewGenerator(5)
 				want.Advance(6)
 				a, _ := r.Generator().MarshalBinary()
 				b, _ := want.MarshalBinary()
 				if string(a) != string(b) {
-					t.Errorf("top_k %d row %v: generator did not advance by V", topK, row)
+					t.Errorf("%s: generator did not advance by V", name)
 				}
 			}
 		}
@@ -616,8 +647,14 @@ func TestNonFiniteRows(t *testing.T) {
 	r, _ := NewRequest(g, 6, nil, nil)
 	s, _ := New(Config{MaxBatch: 1, Vocab: 6})
 	out := make([]int32, 1)
-	s.Sample([]float32{1, 9, nan, 4, nan, 6}, []*Request{r}, out)
-	if out[0] != 2 {
-		t.Errorf("greedy with NaN: token %d, want 2 (the first NaN)", out[0])
+	err := s.Sample([]float32{1, 9, nan, 4, nan, 6}, []*Request{r}, out)
+	if !errors.Is(err, ErrNonFinite) || !strings.Contains(err.Error(), "row 0: logit of id 2 is NaN") {
+		t.Errorf("greedy with NaN: error %v, want ErrNonFinite naming id 2", err)
+	}
+	if err := s.Sample([]float32{1, 9, inf, 4, 2, 6}, []*Request{r}, out); !errors.Is(err, ErrNonFinite) {
+		t.Errorf("greedy with +Inf: error %v, want ErrNonFinite", err)
+	}
+	if err := s.Sample([]float32{ninf, ninf, ninf, ninf, ninf, ninf}, []*Request{r}, out); err != nil || out[0] != 0 {
+		t.Errorf("greedy all -Inf: token %d, error %v; want token 0", out[0], err)
 	}
 }

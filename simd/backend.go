@@ -35,9 +35,14 @@ type Backend struct {
 	convX    []float32 // dilated convs' gathered phases
 	convTmp  []float32 // transposed convs' GEMM output and overlap-add
 	convQ8In *Q8Input  // int8 convs' quantized input rows
-	snakeT   snakeTask
-	geluT    geluTask
-	attnWin  []float32 // WindowAttention's rotated q and scores
+	// grouped (AVX-512) convs: small jobs' rows, packed, and their outputs
+	convSmall  []convSmallRow
+	convSmallX []float32
+	convSmallY []float32
+	groupHook  *convGroupHook // tests only: an emulated grouped kernel
+	snakeT     snakeTask
+	geluT      geluTask
+	attnWin    []float32 // WindowAttention's rotated q and scores
 }
 
 // NewBackend returns a Backend whose matrix products run on threads worker

@@ -40,11 +40,11 @@ func (b *Backend) Conv(y, x []float32, m, batch int, w int32) error {
 		return fmt.Errorf("simd: backend: Conv %d×%d×%d dilation %d of %d rows × %d segments with len(x) %d, len(y) %d (want %d, %d)",
 			c.out, c.in, c.kernel, c.dilation, m, batch, len(x), len(y), batch*(hist+m)*c.in, batch*m*c.out)
 	}
-	if c.q8 != nil {
-		b.convQ8(y, x, m, batch, c)
-	} else {
-		b.convF32(y, x, m, batch, c)
+	if c.q8 == nil {
+		b.convF32(y, x, m, batch, c) // adds the bias too
+		return nil
 	}
+	b.convQ8(y, x, m, batch, c)
 	if c.bias != nil {
 		for r := 0; r < batch*m; r++ {
 			Add(y[r*c.out:(r+1)*c.out], c.bias)
@@ -53,7 +53,7 @@ func (b *Backend) Conv(y, x []float32, m, batch int, w int32) error {
 	return nil
 }
 
-// convF32 is Conv's product on fp32 weights (no bias).
+// convF32 is Conv on fp32 weights (the bias added by the task).
 func (b *Backend) convF32(y, x []float32, m, batch int, c *convWeights) {
 	in, out, k, d := c.in, c.out, c.kernel, c.dilation
 	seg := ((k-1)*d + m) * in
@@ -63,7 +63,7 @@ func (b *Backend) convF32(y, x []float32, m, batch int, c *convWeights) {
 		for s := 0; s < batch; s++ {
 			b.addConvJob(y[s*m*out:(s+1)*m*out], out, x[s*seg:(s+1)*seg], in, m, K)
 		}
-		b.runConvJobs(c.f32)
+		b.runConvJobs(c.f32, c.bias)
 		return
 	}
 	// Dilation d: phase r's outputs t = r + d·u read rows r + d·(u+j), so
@@ -91,7 +91,7 @@ func (b *Backend) convF32(y, x []float32, m, batch int, c *convWeights) {
 			b.addConvJob(ys[r*out:], d*out, g, in, mr, K)
 		}
 	}
-	b.runConvJobs(c.f32)
+	b.runConvJobs(c.f32, c.bias)
 }
 
 // ConvTranspose computes a transposed convolution for batch segments of m
@@ -133,7 +133,7 @@ func (b *Backend) ConvTranspose(y, x []float32, m, batch int, w int32, carry []f
 	} else {
 		b.convJobs, b.convPad = b.convJobs[:0], b.convPad[:0]
 		b.addConvJob(tmp, ko, x, in, batch*m, in)
-		b.runConvJobs(c.f32)
+		b.runConvJobs(c.f32, nil)
 	}
 	// The overlap-add, segment by segment.
 	for s := 0; s < batch; s++ {

@@ -92,19 +92,6 @@ func checkClose(t *testing.T, what string, got []float32, want, mag []float64, n
 	}
 }
 
-// forLevels runs f at every level this CPU has.
-func forLevels(t *testing.T, f func(t *testing.T)) {
-	for _, l := range Levels() {
-		t.Run(l.String(), func(t *testing.T) {
-			if !Supported(l) {
-				t.Skipf("level %s not on this CPU", l)
-			}
-			defer Use(l)()
-			f(t)
-		})
-	}
-}
-
 func TestBackendConvAgainstTorchDefinition(t *testing.T) {
 	cases := []struct{ out, in, k, d, m, batch int }{
 		{1, 1, 1, 1, 1, 1},
@@ -117,7 +104,7 @@ func TestBackendConvAgainstTorchDefinition(t *testing.T) {
 		{96, 96, 1, 1, 23, 2},
 		{20, 128, 7, 1, 29, 1}, // K = 896: the AVX2 level splits K
 	}
-	forLevels(t, func(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
 		for _, threads := range []int{1, 2} {
 			b := NewBackend(threads)
 			r := rand.New(rand.NewPCG(1, 2))
@@ -150,7 +137,7 @@ func TestBackendConvAgainstTorchDefinition(t *testing.T) {
 // TestBackendConvStreamsExactly: a stream pushed in pieces (each call's
 // history taken from the rows before) gives the bits of one call.
 func TestBackendConvStreamsExactly(t *testing.T) {
-	forLevels(t, func(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
 		b := NewBackend(2)
 		defer b.Close()
 		r := rand.New(rand.NewPCG(3, 4))
@@ -198,7 +185,7 @@ func TestBackendConvTransposeAgainstTorchDefinition(t *testing.T) {
 		{13, 9, 6, 3, 20, 1},
 		{8, 5, 5, 2, 9, 2}, // kernel not a multiple of the stride
 	}
-	forLevels(t, func(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
 		for _, threads := range []int{1, 2} {
 			b := NewBackend(threads)
 			r := rand.New(rand.NewPCG(5, 6))
@@ -256,7 +243,7 @@ func TestBackendConvTransposeAgainstTorchDefinition(t *testing.T) {
 }
 
 func TestBackendConvTransposeStreamsExactly(t *testing.T) {
-	forLevels(t, func(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
 		b := NewBackend(2)
 		defer b.Close()
 		r := rand.New(rand.NewPCG(7, 8))
@@ -574,7 +561,7 @@ func TestBackendCodecOpsRefuseBadCalls(t *testing.T) {
 // TestBackendSnakeThreadsAgree: Snake split over the pool gives the bits of
 // SnakeBeta on the calling goroutine.
 func TestBackendSnakeThreadsAgree(t *testing.T) {
-	forLevels(t, func(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
 		b := NewBackend(2)
 		defer b.Close()
 		r := rand.New(rand.NewPCG(41, 42))

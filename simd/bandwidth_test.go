@@ -1,7 +1,6 @@
 package simd
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -20,19 +19,16 @@ func TestStreamRead(t *testing.T) {
 	for i := range buf {
 		buf[i] = byte(rng.Uint32())
 	}
-	for _, l := range gemmTestLevels(t) {
-		t.Run(l.String(), func(t *testing.T) {
-			defer Use(l)()
-			for _, n := range []int{0, 1, 7, 255, 256, 257, 4096, 100003, len(buf)} {
-				for _, off := range []int{0, 8, 16} { // misaligned starts keep lane alignment
-					b := buf[off : off+n-min(n, off)]
-					if got, want := StreamRead(b), refStreamRead(b); got != want {
-						t.Fatalf("StreamRead(%d bytes at +%d) = %#x, want %#x", len(b), off, got, want)
-					}
+	eachLevel(t, func(t *testing.T) {
+		for _, n := range []int{0, 1, 7, 255, 256, 257, 4096, 100003, len(buf)} {
+			for _, off := range []int{0, 8, 16} { // misaligned starts keep lane alignment
+				b := buf[off : off+n-min(n, off)]
+				if got, want := StreamRead(b), refStreamRead(b); got != want {
+					t.Fatalf("StreamRead(%d bytes at +%d) = %#x, want %#x", len(b), off, got, want)
 				}
 			}
-		})
-	}
+		}
+	})
 }
 
 func BenchmarkStreamRead(b *testing.B) {
@@ -40,16 +36,10 @@ func BenchmarkStreamRead(b *testing.B) {
 	for i := range buf {
 		buf[i] = byte(i)
 	}
-	for _, l := range Levels() {
-		if !Supported(l) {
-			continue
+	eachLevel(b, func(b *testing.B) {
+		b.SetBytes(int64(len(buf)))
+		for b.Loop() {
+			StreamRead(buf)
 		}
-		b.Run(fmt.Sprintf("1GiB/%s", l), func(b *testing.B) {
-			defer Use(l)()
-			b.SetBytes(int64(len(buf)))
-			for b.Loop() {
-				StreamRead(buf)
-			}
-		})
-	}
+	})
 }

@@ -7,7 +7,12 @@ import "unsafe"
 // any row stride ldx, written at any row stride ldy. A causal conv of
 // dilation 1 reads its im2col rows straight from the time-major input (row
 // t's K = kernel·in inputs are rows t … t+kernel−1, contiguous; ldx = in),
-// a dilated one from one gathered copy per phase (conv_task.go).
+// a dilated one from one gathered copy per phase (conv_task.go). The
+// kernels: at AVX2 a row list (6 rows per call, each with its own input
+// and output pointer, 12 ymm accumulators), at AVX-512 the 8-row strided
+// F32Matrix kernel (small jobs packed first), at generic a plain loop; in
+// every one each output sums its K products in input order in one
+// accumulator.
 
 // ConvGemm computes, single-threaded, for i < m and every output row r of W,
 //
@@ -23,25 +28,26 @@ func ConvGemm(y []float32, ldy int, x []float32, ldx, m int, w *F32Matrix) {
 	if m < 1 || ldx < 0 || ldy < w.rows || len(x) < (m-1)*ldx+w.cols || len(y) < (m-1)*ldy+w.rows {
 		panic("simd: ConvGemm: bad sizes")
 	}
-	var pad []float32
-	if g := convGroup(active); g > 1 {
-		pad = make([]float32, (g-1)*ldx+w.cols)
-		fillConvPad(active, pad, x, ldx, m, w.cols)
+	t := &convTask{l: active, g: convGroup(active), w: w, jobs: []convJob{{y: y, x: x, ldy: ldy, ldx: ldx, m: m}}}
+	t.rows = t.l == AVX2 && haveAsm
+	if t.g > 1 {
+		t.kern = convKernelAVX512
+		t.jobs[0].pad = make([]float32, convPadLen(active, ldx, w.cols))
+		fillConvPad(active, t.jobs[0].pad, x, ldx, m, w.cols)
 	}
-	convGemmPanels(active, y, ldy, x, ldx, m, w, 0, w.panels, pad)
+	if t.rows {
+		t.listRows()
+	}
+	t.RunRange(0, w.panels)
 }
 
-// convGroup returns the number of rows the level's kernel computes at once
-// (its only row count, so every row's summation order is the same).
+// convGroup returns the number of rows the level's strided kernel computes
+// at once (its only row count, so every row's summation order is the
+// same): 8 at AVX-512, 1 (the generic loop) otherwise. The AVX2 level uses
+// the row-list kernel instead (conv_task.go).
 func convGroup(l Level) int {
-	if !haveAsm {
-		return 1
-	}
-	switch l {
-	case AVX512VNNI:
+	if haveAsm && l == AVX512VNNI {
 		return 8
-	case AVX2:
-		return 6
 	}
 	return 1
 }
@@ -51,7 +57,7 @@ func convGroup(l Level) int {
 // assembly call far below a millisecond.
 const convChunkBytes = 128 << 10
 
-// convPadLen returns the floats convGemmPanels needs in pad for ldx and K.
+// convPadLen returns the floats convGemmGroups needs in pad for ldx and K.
 func convPadLen(l Level, ldx, k int) int {
 	g := convGroup(l)
 	if g == 1 {
@@ -63,7 +69,11 @@ func convPadLen(l Level, ldx, k int) int {
 // fillConvPad copies into pad (convPadLen floats) the rows of x left over
 // after the level's full groups, zero-padded to a group.
 func fillConvPad(l Level, pad, x []float32, ldx, m, k int) {
-	g := convGroup(l)
+	fillConvPadG(convGroup(l), pad, x, ldx, m, k)
+}
+
+// fillConvPadG is fillConvPad for groups of g rows.
+func fillConvPadG(g int, pad, x []float32, ldx, m, k int) {
 	if g == 1 {
 		return
 	}
@@ -76,30 +86,30 @@ func fillConvPad(l Level, pad, x []float32, ldx, m, k int) {
 	clear(pad[n:])
 }
 
-// convGemmPanels is ConvGemm for output panels [p0, p1) of w. pad holds the
-// rows left over after the full groups (fillConvPad); it is only read, so
-// threads may share it.
-func convGemmPanels(l Level, y []float32, ldy int, x []float32, ldx, m int, w *F32Matrix, p0, p1 int, pad []float32) {
-	g := convGroup(l)
-	if g == 1 {
-		convGemmGeneric(y, ldy, x, ldx, m, w, p0, p1)
-		return
-	}
+// convGroupKernel computes a group of rows of x (stride ldx floats)
+// against np panels of k inputs from wd, 16 outputs per panel per row into
+// y (stride ldy floats).
+type convGroupKernel func(y []float32, ldy int, x []float32, ldx, k int, wd []float32, np int)
+
+// convGemmGroups is ConvGemm for output panels [p0, p1) of w with a
+// kernel of g rows: full groups in place, the last partial panel and the
+// rows left over (from pad) through a tile.
+func convGemmGroups(g int, kern convGroupKernel, y []float32, ldy int, x []float32, ldx, m int, w *F32Matrix, p0, p1 int, pad []float32) {
 	k := w.cols
 	pb := PanelRows * k
 	chunk := max(1, convChunkBytes/(4*pb))
 	full := w.rows / PanelRows // panels with 16 real rows
 	mFull := m / g * g
-	var tile [8 * PanelRows]float32 // ≥ convGroup rows
+	var tile [8 * PanelRows]float32 // g ≤ 8 rows
 	for pc := p0; pc < p1; pc += chunk {
 		n := min(chunk, p1-pc)
 		nf := max(0, min(n, full-pc)) // full panels in this chunk
 		for i0 := 0; i0 < mFull; i0 += g {
 			if nf > 0 {
-				convKernel(l, y[i0*ldy+pc*PanelRows:], ldy, x[i0*ldx:], ldx, k, w.data[pc*pb:], nf)
+				kern(y[i0*ldy+pc*PanelRows:], ldy, x[i0*ldx:], ldx, k, w.data[pc*pb:], nf)
 			}
 			for p := pc + nf; p < pc+n; p++ { // the last, partial panel
-				convKernel(l, tile[:], PanelRows, x[i0*ldx:], ldx, k, w.data[p*pb:], 1)
+				kern(tile[:], PanelRows, x[i0*ldx:], ldx, k, w.data[p*pb:], 1)
 				nr := w.rows - p*PanelRows
 				for j := 0; j < g; j++ {
 					copy(y[(i0+j)*ldy+p*PanelRows:][:nr], tile[j*PanelRows:][:nr])
@@ -112,7 +122,7 @@ func convGemmPanels(l Level, y []float32, ldy int, x []float32, ldx, m int, w *F
 		// Rows left over: the kernel on the zero-padded copy, into the tile.
 		left := m - mFull
 		for p := pc; p < pc+n; p++ {
-			convKernel(l, tile[:], PanelRows, pad, ldx, k, w.data[p*pb:], 1)
+			kern(tile[:], PanelRows, pad, ldx, k, w.data[p*pb:], 1)
 			nr := min(PanelRows, w.rows-p*PanelRows)
 			for j := 0; j < left; j++ {
 				copy(y[(mFull+j)*ldy+p*PanelRows:][:nr], tile[j*PanelRows:][:nr])
@@ -121,21 +131,11 @@ func convGemmPanels(l Level, y []float32, ldy int, x []float32, ldx, m int, w *F
 	}
 }
 
-// convKernel runs the level's group kernel: g = convGroup(l) rows of x
-// (byte stride 4·ldx) against np panels, 16 outputs per panel per row into
-// y (stride ldy).
-func convKernel(l Level, y []float32, ldy int, x []float32, ldx, k int, wd []float32, np int) {
-	g := convGroup(l)
-	_ = y[(g-1)*ldy+np*PanelRows-1]
-	_ = x[(g-1)*ldx+k-1]
+// convKernelAVX512 is the AVX-512 group kernel (8 rows, gemmF32x8AVX512,
+// one accumulator per row summed in input order).
+func convKernelAVX512(y []float32, ldy int, x []float32, ldx, k int, wd []float32, np int) {
+	_ = y[7*ldy+np*PanelRows-1]
+	_ = x[7*ldx+k-1]
 	_ = wd[np*PanelRows*k-1]
-	yp, xp, wp := unsafe.Pointer(&y[0]), unsafe.Pointer(&x[0]), unsafe.Pointer(&wd[0])
-	switch l {
-	case AVX512VNNI:
-		gemmF32x8AVX512(yp, 4*ldy, xp, 4*ldx, wp, k, np)
-	case AVX2:
-		gemmF32x6AVX2(yp, 4*ldy, xp, 4*ldx, wp, k, np)
-	default:
-		panic("omni: BUG: convKernel at level " + l.String())
-	}
+	gemmF32x8AVX512(unsafe.Pointer(&y[0]), 4*ldy, unsafe.Pointer(&x[0]), 4*ldx, unsafe.Pointer(&wd[0]), k, np)
 }

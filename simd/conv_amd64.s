@@ -2,21 +2,29 @@
 
 #include "textflag.h"
 
-// The conv GEMM's AVX2 micro-kernel: 6 input rows × one 16-output panel
-// per pass, 12 ymm accumulators (one per row and half panel, each summed in
-// input order, so a row's result does not depend on its neighbours), the
-// two weight vectors in Y12/Y13, broadcasts in Y14/Y15. DI output panel,
-// R8 ldy, R9 ldx (bytes), DX weights, AX/BX x rows 0 and 3, R10 inputs
-// left, R14 panels left. The k loop does two inputs per iteration.
-
-// func gemmF32x6AVX2(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, w unsafe.Pointer, k int, np int)
-TEXT ·gemmF32x6AVX2(SB), NOSPLIT, $0-56
-	MOVQ y+0(FP), DI
-	MOVQ ldy+8(FP), R8
-	MOVQ ldx+24(FP), R9
-	MOVQ w+32(FP), DX
-	MOVQ np+48(FP), R14
-c6panel:
+// The conv GEMM's row-list micro-kernel: 6 output rows, each with its own
+// input row pointer (x[r]) and output row pointer (y[r]), so rows of
+// different segments and phases share one pass. Per panel: 12 ymm
+// accumulators (row × half panel, each summed in input order), weights in
+// Y12/Y13, broadcasts in Y14/Y15. AX BX CX SI R8 R9 the 6 input rows, R13
+// the byte offset into them, DX the weights (panel after panel), R10 the
+// output pointers, R12 the byte offset of the panel in the output rows,
+// DI inputs left, R14 panels left. The k loop does two inputs per
+// iteration.
+// func gemmF32x6RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int)
+TEXT ·gemmF32x6RowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ x+8(FP), R10
+	MOVQ 0(R10), AX
+	MOVQ 8(R10), BX
+	MOVQ 16(R10), CX
+	MOVQ 24(R10), SI
+	MOVQ 32(R10), R8
+	MOVQ 40(R10), R9
+	MOVQ y+0(FP), R10
+	MOVQ w+16(FP), DX
+	MOVQ np+32(FP), R14
+	MOVQ yoff+40(FP), R12
+r6panel:
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -29,104 +37,101 @@ c6panel:
 	VXORPS Y9, Y9, Y9
 	VXORPS Y10, Y10, Y10
 	VXORPS Y11, Y11, Y11
-	MOVQ x+16(FP), AX
-	LEAQ (AX)(R9*2), BX
-	ADDQ R9, BX
-	MOVQ k+40(FP), R10
-	SHRQ $1, R10
-	JZ c6tail
-c6k2:
+	XORQ R13, R13
+	MOVQ k+24(FP), DI
+	SHRQ $1, DI
+	JZ r6tail
+r6k2:
 	VMOVUPS 0(DX), Y12
 	VMOVUPS 32(DX), Y13
-	VBROADCASTSS (AX), Y14
+	VBROADCASTSS 0(AX)(R13*1), Y14
 	VFMADD231PS Y12, Y14, Y0
 	VFMADD231PS Y13, Y14, Y1
-	VBROADCASTSS (AX)(R9*1), Y15
+	VBROADCASTSS 0(BX)(R13*1), Y15
 	VFMADD231PS Y12, Y15, Y2
 	VFMADD231PS Y13, Y15, Y3
-	VBROADCASTSS (AX)(R9*2), Y14
+	VBROADCASTSS 0(CX)(R13*1), Y14
 	VFMADD231PS Y12, Y14, Y4
 	VFMADD231PS Y13, Y14, Y5
-	VBROADCASTSS (BX), Y15
+	VBROADCASTSS 0(SI)(R13*1), Y15
 	VFMADD231PS Y12, Y15, Y6
 	VFMADD231PS Y13, Y15, Y7
-	VBROADCASTSS (BX)(R9*1), Y14
+	VBROADCASTSS 0(R8)(R13*1), Y14
 	VFMADD231PS Y12, Y14, Y8
 	VFMADD231PS Y13, Y14, Y9
-	VBROADCASTSS (BX)(R9*2), Y15
+	VBROADCASTSS 0(R9)(R13*1), Y15
 	VFMADD231PS Y12, Y15, Y10
 	VFMADD231PS Y13, Y15, Y11
 	VMOVUPS 64(DX), Y12
 	VMOVUPS 96(DX), Y13
-	VBROADCASTSS 4(AX), Y14
+	VBROADCASTSS 4(AX)(R13*1), Y14
 	VFMADD231PS Y12, Y14, Y0
 	VFMADD231PS Y13, Y14, Y1
-	VBROADCASTSS 4(AX)(R9*1), Y15
+	VBROADCASTSS 4(BX)(R13*1), Y15
 	VFMADD231PS Y12, Y15, Y2
 	VFMADD231PS Y13, Y15, Y3
-	VBROADCASTSS 4(AX)(R9*2), Y14
+	VBROADCASTSS 4(CX)(R13*1), Y14
 	VFMADD231PS Y12, Y14, Y4
 	VFMADD231PS Y13, Y14, Y5
-	VBROADCASTSS 4(BX), Y15
+	VBROADCASTSS 4(SI)(R13*1), Y15
 	VFMADD231PS Y12, Y15, Y6
 	VFMADD231PS Y13, Y15, Y7
-	VBROADCASTSS 4(BX)(R9*1), Y14
+	VBROADCASTSS 4(R8)(R13*1), Y14
 	VFMADD231PS Y12, Y14, Y8
 	VFMADD231PS Y13, Y14, Y9
-	VBROADCASTSS 4(BX)(R9*2), Y15
+	VBROADCASTSS 4(R9)(R13*1), Y15
 	VFMADD231PS Y12, Y15, Y10
 	VFMADD231PS Y13, Y15, Y11
 	ADDQ $128, DX
-	ADDQ $8, AX
-	ADDQ $8, BX
-	DECQ R10
-	JNZ c6k2
-c6tail:
-	MOVQ k+40(FP), R10
-	ANDQ $1, R10
-	JZ c6store
+	ADDQ $8, R13
+	DECQ DI
+	JNZ r6k2
+r6tail:
+	MOVQ k+24(FP), DI
+	ANDQ $1, DI
+	JZ r6store
 	VMOVUPS 0(DX), Y12
 	VMOVUPS 32(DX), Y13
-	VBROADCASTSS (AX), Y14
+	VBROADCASTSS 0(AX)(R13*1), Y14
 	VFMADD231PS Y12, Y14, Y0
 	VFMADD231PS Y13, Y14, Y1
-	VBROADCASTSS (AX)(R9*1), Y15
+	VBROADCASTSS 0(BX)(R13*1), Y15
 	VFMADD231PS Y12, Y15, Y2
 	VFMADD231PS Y13, Y15, Y3
-	VBROADCASTSS (AX)(R9*2), Y14
+	VBROADCASTSS 0(CX)(R13*1), Y14
 	VFMADD231PS Y12, Y14, Y4
 	VFMADD231PS Y13, Y14, Y5
-	VBROADCASTSS (BX), Y15
+	VBROADCASTSS 0(SI)(R13*1), Y15
 	VFMADD231PS Y12, Y15, Y6
 	VFMADD231PS Y13, Y15, Y7
-	VBROADCASTSS (BX)(R9*1), Y14
+	VBROADCASTSS 0(R8)(R13*1), Y14
 	VFMADD231PS Y12, Y14, Y8
 	VFMADD231PS Y13, Y14, Y9
-	VBROADCASTSS (BX)(R9*2), Y15
+	VBROADCASTSS 0(R9)(R13*1), Y15
 	VFMADD231PS Y12, Y15, Y10
 	VFMADD231PS Y13, Y15, Y11
 	ADDQ $64, DX
-c6store:
-	MOVQ DI, SI
-	VMOVUPS Y0, (SI)
-	VMOVUPS Y1, 32(SI)
-	ADDQ R8, SI
-	VMOVUPS Y2, (SI)
-	VMOVUPS Y3, 32(SI)
-	ADDQ R8, SI
-	VMOVUPS Y4, (SI)
-	VMOVUPS Y5, 32(SI)
-	ADDQ R8, SI
-	VMOVUPS Y6, (SI)
-	VMOVUPS Y7, 32(SI)
-	ADDQ R8, SI
-	VMOVUPS Y8, (SI)
-	VMOVUPS Y9, 32(SI)
-	ADDQ R8, SI
-	VMOVUPS Y10, (SI)
-	VMOVUPS Y11, 32(SI)
-	ADDQ $64, DI
+r6store:
+	MOVQ 0(R10), R11
+	VMOVUPS Y0, (R11)(R12*1)
+	VMOVUPS Y1, 32(R11)(R12*1)
+	MOVQ 8(R10), R11
+	VMOVUPS Y2, (R11)(R12*1)
+	VMOVUPS Y3, 32(R11)(R12*1)
+	MOVQ 16(R10), R11
+	VMOVUPS Y4, (R11)(R12*1)
+	VMOVUPS Y5, 32(R11)(R12*1)
+	MOVQ 24(R10), R11
+	VMOVUPS Y6, (R11)(R12*1)
+	VMOVUPS Y7, 32(R11)(R12*1)
+	MOVQ 32(R10), R11
+	VMOVUPS Y8, (R11)(R12*1)
+	VMOVUPS Y9, 32(R11)(R12*1)
+	MOVQ 40(R10), R11
+	VMOVUPS Y10, (R11)(R12*1)
+	VMOVUPS Y11, 32(R11)(R12*1)
+	ADDQ $64, R12
 	DECQ R14
-	JNZ c6panel
+	JNZ r6panel
 	VZEROUPPER
 	RET

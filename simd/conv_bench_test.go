@@ -9,13 +9,9 @@ import (
 // BenchmarkConvGemm measures the conv GEMM on the vocoder's residual-unit
 // shapes (k=7, dilation 1) at every level, in GMAC/s.
 func BenchmarkConvGemm(b *testing.B) {
-	for _, c := range []struct{ ch, m int }{{768, 32}, {384, 160}, {192, 640}, {96, 1920}} {
-		for _, l := range Levels() {
-			if !Supported(l) || l == Generic && testing.Short() {
-				continue
-			}
-			b.Run(fmt.Sprintf("%s/ch=%d/m=%d", l, c.ch, c.m), func(b *testing.B) {
-				defer Use(l)()
+	eachLevel(b, func(b *testing.B) {
+		for _, c := range []struct{ ch, m int }{{768, 32}, {384, 160}, {192, 640}, {96, 1920}} {
+			b.Run(fmt.Sprintf("ch=%d/m=%d", c.ch, c.m), func(b *testing.B) {
 				k := 7 * c.ch
 				w := make([]float32, c.ch*k)
 				lcgFill(w, 1, 0.1)
@@ -33,7 +29,7 @@ func BenchmarkConvGemm(b *testing.B) {
 				b.ReportMetric(float64(c.m*c.ch*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GMAC/s")
 			})
 		}
-	}
+	})
 }
 
 // BenchmarkConvGemmEfficiency reports the conv GEMM's GMAC/s on the

@@ -4,6 +4,6 @@ package simd
 
 import "unsafe"
 
-func gemmF32x6AVX2(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, w unsafe.Pointer, k int, np int) {
+func gemmF32x6RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int) {
 	panic("omni: BUG: assembly kernel called in a build without assembly")
 }

@@ -42,7 +42,7 @@ func TestBackendConvInt8AgainstDefinition(t *testing.T) {
 		{1, 96, 7, 1, 20, 1},
 		{40, 64, 1, 1, 7, 2},
 	}
-	forLevels(t, func(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
 		b := NewBackend(2)
 		defer b.Close()
 		r := rand.New(rand.NewPCG(31, 32))
@@ -104,7 +104,7 @@ func TestBackendConvInt8AgainstDefinition(t *testing.T) {
 // TestBackendConvInt8StreamsExactly: int8 convs, pushed in pieces, give the
 // bits of one call (each input row is quantized on its own).
 func TestBackendConvInt8StreamsExactly(t *testing.T) {
-	forLevels(t, func(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
 		b := NewBackend(2)
 		defer b.Close()
 		r := rand.New(rand.NewPCG(33, 34))

@@ -1,5 +1,7 @@
 package simd
 
+import "unsafe"
+
 // convJob is one strided GEMM of a conv call: rows i < m of x (stride ldx)
 // into y (stride ldy), with its own pad for the rows left over.
 type convJob struct {
@@ -9,42 +11,217 @@ type convJob struct {
 }
 
 // convTask runs a conv call's jobs over output panels [lo, hi) of w.
+//
+// At the AVX2 level the rows of every job are listed by pointer (yp, xp;
+// padded to a multiple of 6 with the last row again) and go through the
+// row-list kernel 6 at a time, whatever job they belong to, so small jobs
+// (a dilated conv's phases, a batch's segments) waste no kernel rows.
 type convTask struct {
 	l    Level
+	rows bool            // the AVX2 row list (listRows, runRows)
+	g    int             // rows of the grouped kernel (1: the generic loop)
+	kern convGroupKernel // the grouped kernel when g > 1
 	w    *F32Matrix
 	jobs []convJob
+	bias []float32 // nil, or added to every job row's outputs
+
+	yp, xp         []uintptr // AVX2: each listed row's output and input
+	rowJob, rowIdx []int32   // AVX2: each listed row's job and row in it
+	tile           [6 * PanelRows]float32
+	tp             [6]uintptr // rows of tile
 }
 
 // RunRange implements Task over panels [lo, hi): a chunk of panels at a
 // time through every job, so a dilated conv's phases (or a batch's
 // segments) share each weight panel while it is in cache.
 func (t *convTask) RunRange(lo, hi int) {
+	if t.rows {
+		t.runRows(lo, hi)
+		return
+	}
 	chunk := max(1, convChunkBytes/(64*t.w.cols))
 	for pc := lo; pc < hi; pc += chunk {
 		pe := min(pc+chunk, hi)
 		for i := range t.jobs {
 			j := &t.jobs[i]
-			convGemmPanels(t.l, j.y, j.ldy, j.x, j.ldx, j.m, t.w, pc, pe, j.pad)
+			if t.g > 1 {
+				convGemmGroups(t.g, t.kern, j.y, j.ldy, j.x, j.ldx, j.m, t.w, pc, pe, j.pad)
+			} else {
+				convGemmGeneric(j.y, j.ldy, j.x, j.ldx, j.m, t.w, pc, pe)
+			}
+		}
+		t.addBias(pc, pe)
+	}
+}
+
+// addBias adds the bias to output columns of panels [pc, pe) of every job
+// row, after their sums (y = Σ + bias, as a separate pass would), while
+// they are in cache.
+func (t *convTask) addBias(pc, pe int) {
+	if t.bias == nil {
+		return
+	}
+	c0, c1 := pc*PanelRows, min(pe*PanelRows, t.w.rows)
+	bs := t.bias[c0:c1]
+	for i := range t.jobs {
+		j := &t.jobs[i]
+		for r := 0; r < j.m; r++ {
+			Add(j.y[r*j.ldy+c0:r*j.ldy+c1], bs)
 		}
 	}
 }
 
-// runConvJobs runs b.convJobs against w on the pool, split by panels.
-func (b *Backend) runConvJobs(w *F32Matrix) {
+// listRows fills yp, xp, rowJob and rowIdx from the jobs (AVX2), checking
+// that every row the kernel will touch lies inside its job's slices.
+func (t *convTask) listRows() {
+	k, n := t.w.cols, t.w.rows
+	t.yp, t.xp, t.rowJob, t.rowIdx = t.yp[:0], t.xp[:0], t.rowJob[:0], t.rowIdx[:0]
+	for ji := range t.jobs {
+		j := &t.jobs[ji]
+		if j.m < 1 || len(j.x) < (j.m-1)*j.ldx+k || len(j.y) < (j.m-1)*j.ldy+n {
+			panic("omni: BUG: conv job rows outside its slices")
+		}
+		for i := 0; i < j.m; i++ {
+			t.yp = append(t.yp, uintptr(unsafe.Pointer(&j.y[i*j.ldy])))
+			t.xp = append(t.xp, uintptr(unsafe.Pointer(&j.x[i*j.ldx])))
+			t.rowJob = append(t.rowJob, int32(ji))
+			t.rowIdx = append(t.rowIdx, int32(i))
+		}
+	}
+	for last := len(t.yp) - 1; len(t.yp)%6 != 0; {
+		t.yp, t.xp = append(t.yp, t.yp[last]), append(t.xp, t.xp[last])
+		t.rowJob, t.rowIdx = append(t.rowJob, t.rowJob[last]), append(t.rowIdx, t.rowIdx[last])
+	}
+	for r := range t.tp {
+		t.tp[r] = uintptr(unsafe.Pointer(&t.tile[r*PanelRows]))
+	}
+}
+
+// runRows is RunRange at the AVX2 level: the listed rows, 6 at a time,
+// against panel chunks of [lo, hi). A padding row repeats the last row, so
+// it writes the same values to the same place in the same call. The last,
+// partial panel (rows not a multiple of 16) goes through the tile; only the
+// thread given that panel touches it.
+func (t *convTask) runRows(lo, hi int) {
+	w := t.w
+	k := w.cols
+	pb := PanelRows * k
+	full := w.rows / PanelRows
+	chunk := max(1, convChunkBytes/(4*pb))
+	for pc := lo; pc < hi; pc += chunk {
+		n := min(chunk, hi-pc)
+		nf := max(0, min(n, full-pc))
+		for g0 := 0; g0 < len(t.yp); g0 += 6 {
+			if nf > 0 {
+				gemmF32x6RowsAVX2(&t.yp[g0], &t.xp[g0], unsafe.Pointer(&w.data[pc*pb]), k, nf, 4*pc*PanelRows)
+			}
+			for p := pc + nf; p < pc+n; p++ {
+				gemmF32x6RowsAVX2(&t.tp[0], &t.xp[g0], unsafe.Pointer(&w.data[p*pb]), k, 1, 0)
+				nr := w.rows - p*PanelRows
+				for r := 0; r < 6; r++ {
+					j := &t.jobs[t.rowJob[g0+r]]
+					i := int(t.rowIdx[g0+r])
+					copy(j.y[i*j.ldy+p*PanelRows:][:nr], t.tile[r*PanelRows:][:nr])
+				}
+			}
+		}
+		t.addBias(pc, pc+n)
+	}
+}
+
+// convGroupHook replaces the grouped level's kernel (tests: an emulated
+// kernel checks the grouped path's plumbing on any machine).
+type convGroupHook struct {
+	g    int
+	kern convGroupKernel
+}
+
+// convGrouping returns the grouped kernel the active level uses (g = 1:
+// none; the AVX2 level's row list is not grouped).
+func (b *Backend) convGrouping() (int, convGroupKernel) {
+	if b.groupHook != nil {
+		return b.groupHook.g, b.groupHook.kern
+	}
+	if active == AVX2 && haveAsm {
+		return 1, nil
+	}
+	if g := convGroup(active); g > 1 {
+		return g, convKernelAVX512
+	}
+	return 1, nil
+}
+
+// rowListed reports whether conv jobs go through the AVX2 row list.
+func (b *Backend) rowListed() bool { return b.groupHook == nil && active == AVX2 && haveAsm }
+
+// runConvJobs runs b.convJobs against w on the pool, split by panels, and
+// adds bias (nil: none) to their outputs. With a grouped kernel, the rows
+// of small jobs (fewer than two groups: a dilated conv's short phases, a
+// batch's short segments) were set aside by addConvJob; they are copied
+// into one packed job (input rows K apart, zero rows up to a whole group),
+// computed into a scratch, and copied to their places, so they fill groups
+// instead of padding one each. Each row's sum is the same either way.
+func (b *Backend) runConvJobs(w *F32Matrix, bias []float32) {
 	t := &b.convT
-	t.l, t.w, t.jobs = active, w, b.convJobs
+	t.l, t.w, t.bias = active, w, bias
+	t.g, t.kern = b.convGrouping()
+	k, out := w.cols, w.rows
+	R := len(b.convSmall)
+	if R > 0 {
+		Rp := (R + t.g - 1) / t.g * t.g
+		if cap(b.convSmallX) < Rp*k {
+			b.convSmallX = make([]float32, Rp*k)
+		}
+		if cap(b.convSmallY) < Rp*out {
+			b.convSmallY = make([]float32, Rp*out)
+		}
+		px, py := b.convSmallX[:Rp*k], b.convSmallY[:Rp*out]
+		for r, row := range b.convSmall {
+			copy(px[r*k:(r+1)*k], row.x[:k])
+		}
+		clear(px[R*k:])
+		b.convJobs = append(b.convJobs, convJob{y: py, x: px, ldy: out, ldx: k, m: Rp})
+	}
+	t.jobs = b.convJobs
+	if t.rows = b.rowListed(); t.rows {
+		t.listRows()
+	}
 	if b.pool != nil && w.panels > 1 {
 		chunk := max(1, min(convChunkBytes/(64*w.cols), w.panels/b.pool.Threads()))
 		b.pool.Run(t, w.panels, chunk)
 	} else {
 		t.RunRange(0, w.panels)
 	}
-	t.w, t.jobs = nil, nil
+	for r, row := range b.convSmall {
+		copy(row.y[:out], b.convSmallY[r*out:(r+1)*out])
+	}
+	b.convSmall = b.convSmall[:0]
+	t.w, t.jobs, t.bias, t.kern = nil, nil, nil, nil
 }
 
-// addConvJob appends a job whose pad is taken from b.convPad.
+// convSmallRow is a row of a small job, set aside for packing: its input
+// (K values from x) and its output (out values from y).
+type convSmallRow struct{ y, x []float32 }
+
+// addConvJob appends a job: for the AVX2 row list as it is; for a grouped
+// kernel, a small job's rows are set aside (runConvJobs packs them) and a
+// larger one gets a pad of its leftover rows from b.convPad.
 func (b *Backend) addConvJob(y []float32, ldy int, x []float32, ldx, m, k int) {
-	n := convPadLen(active, ldx, k)
+	if b.rowListed() {
+		b.convJobs = append(b.convJobs, convJob{y: y, x: x, ldy: ldy, ldx: ldx, m: m})
+		return
+	}
+	g, _ := b.convGrouping()
+	if g > 1 && m < 2*g {
+		for i := 0; i < m; i++ {
+			b.convSmall = append(b.convSmall, convSmallRow{y: y[i*ldy:], x: x[i*ldx : i*ldx+k]})
+		}
+		return
+	}
+	n := 0
+	if g > 1 {
+		n = (g-1)*ldx + k
+	}
 	off := len(b.convPad)
 	if cap(b.convPad) < off+n {
 		// Grow; earlier jobs keep their (old) pads, still valid.
@@ -54,6 +231,6 @@ func (b *Backend) addConvJob(y []float32, ldy int, x []float32, ldx, m, k int) {
 	}
 	b.convPad = b.convPad[:off+n]
 	pad := b.convPad[off : off+n : off+n]
-	fillConvPad(active, pad, x, ldx, m, k)
+	fillConvPadG(g, pad, x, ldx, m, k)
 	b.convJobs = append(b.convJobs, convJob{y: y, x: x, pad: pad, ldy: ldy, ldx: ldx, m: m})
 }

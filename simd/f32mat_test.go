@@ -40,48 +40,45 @@ func TestGemmF32(t *testing.T) {
 		add(m, 33, 37)
 	}
 	add(3, 20, 3072)
-	for _, l := range gemmTestLevels(t) {
-		t.Run(l.String(), func(t *testing.T) {
-			defer Use(l)()
-			for _, p := range ps {
-				name := fmt.Sprintf("GemmF32(%dx%dx%d)", p.m, p.cols, p.rows)
-				xc := append([]float32(nil), p.xf...)
-				y, full := guarded(p.m * p.rows)
-				GemmF32(y, p.xf, p.m, p.w)
-				checkGuards(t, name, full)
-				for i := 0; i < p.m; i++ {
-					for r := 0; r < p.rows; r++ {
-						var exact, mag float64
-						for k := 0; k < p.cols; k++ {
-							v := float64(p.xf[i*p.cols+k]) * float64(p.wf[r*p.cols+k])
-							exact += v
-							mag += math.Abs(v)
-						}
-						tol := float64(p.cols+2) * 0x1p-23 * mag
-						if got := float64(y[i*p.rows+r]); math.Abs(got-exact) > tol {
-							t.Fatalf("%s row %d col %d = %v, want %v (tolerance %g)", name, i, r, got, exact, tol)
-						}
+	eachLevel(t, func(t *testing.T) {
+		for _, p := range ps {
+			name := fmt.Sprintf("GemmF32(%dx%dx%d)", p.m, p.cols, p.rows)
+			xc := append([]float32(nil), p.xf...)
+			y, full := guarded(p.m * p.rows)
+			GemmF32(y, p.xf, p.m, p.w)
+			checkGuards(t, name, full)
+			for i := 0; i < p.m; i++ {
+				for r := 0; r < p.rows; r++ {
+					var exact, mag float64
+					for k := 0; k < p.cols; k++ {
+						v := float64(p.xf[i*p.cols+k]) * float64(p.wf[r*p.cols+k])
+						exact += v
+						mag += math.Abs(v)
 					}
-				}
-				for i := range xc {
-					if math.Float32bits(xc[i]) != math.Float32bits(p.xf[i]) {
-						t.Fatalf("%s modified x[%d]", name, i)
-					}
-				}
-				if p.rows > PanelRows {
-					y2, full2 := guarded(p.m * p.rows)
-					GemmF32Rows(y2, p.xf, p.m, p.w, PanelRows, p.rows)
-					GemmF32Rows(y2, p.xf, p.m, p.w, 0, PanelRows)
-					checkGuards(t, name+" split", full2)
-					for i := range y2 {
-						if math.Float32bits(y2[i]) != math.Float32bits(y[i]) {
-							t.Fatalf("%s split row %d col %d = %v, want %v", name, i/p.rows, i%p.rows, y2[i], y[i])
-						}
+					tol := float64(p.cols+2) * 0x1p-23 * mag
+					if got := float64(y[i*p.rows+r]); math.Abs(got-exact) > tol {
+						t.Fatalf("%s row %d col %d = %v, want %v (tolerance %g)", name, i, r, got, exact, tol)
 					}
 				}
 			}
-		})
-	}
+			for i := range xc {
+				if math.Float32bits(xc[i]) != math.Float32bits(p.xf[i]) {
+					t.Fatalf("%s modified x[%d]", name, i)
+				}
+			}
+			if p.rows > PanelRows {
+				y2, full2 := guarded(p.m * p.rows)
+				GemmF32Rows(y2, p.xf, p.m, p.w, PanelRows, p.rows)
+				GemmF32Rows(y2, p.xf, p.m, p.w, 0, PanelRows)
+				checkGuards(t, name+" split", full2)
+				for i := range y2 {
+					if math.Float32bits(y2[i]) != math.Float32bits(y[i]) {
+						t.Fatalf("%s split row %d col %d = %v, want %v", name, i/p.rows, i%p.rows, y2[i], y[i])
+					}
+				}
+			}
+		}
+	})
 }
 
 func TestNewF32MatrixErrors(t *testing.T) {

@@ -145,44 +145,41 @@ func TestGemmQ8(t *testing.T) {
 		}
 		ps = append(ps, prepared{c, w, x, want})
 	}
-	for _, l := range gemmTestLevels(t) {
-		t.Run(l.String(), func(t *testing.T) {
-			defer Use(l)()
-			for _, p := range ps {
-				c := p.c
-				name := fmt.Sprintf("GemmQ8(%dx%dx%d/%d)", c.m, c.cols, c.rows, c.block)
-				wsum, xsum := sumBytes(p.w.data), sumInput(p.x)
-				y, full := guarded(c.m * c.rows)
-				GemmQ8(y, p.x, p.w)
-				checkGuards(t, name, full)
-				for i := range y {
-					if math.Float32bits(y[i]) != math.Float32bits(p.want[i]) {
-						t.Fatalf("%s row %d col %d = %v, want %v", name, i/c.rows, i%c.rows, y[i], p.want[i])
+	eachLevel(t, func(t *testing.T) {
+		for _, p := range ps {
+			c := p.c
+			name := fmt.Sprintf("GemmQ8(%dx%dx%d/%d)", c.m, c.cols, c.rows, c.block)
+			wsum, xsum := sumBytes(p.w.data), sumInput(p.x)
+			y, full := guarded(c.m * c.rows)
+			GemmQ8(y, p.x, p.w)
+			checkGuards(t, name, full)
+			for i := range y {
+				if math.Float32bits(y[i]) != math.Float32bits(p.want[i]) {
+					t.Fatalf("%s row %d col %d = %v, want %v", name, i/c.rows, i%c.rows, y[i], p.want[i])
+				}
+			}
+			if sumBytes(p.w.data) != wsum || sumInput(p.x) != xsum {
+				t.Fatalf("%s modified its inputs", name)
+			}
+			// Split into row ranges: the same bits, nothing outside touched.
+			if c.rows > PanelRows {
+				y2, full2 := guarded(c.m * c.rows)
+				GemmQ8Rows(y2, p.x, p.w, PanelRows, c.rows)
+				for i := range y2 {
+					if i%c.rows < PanelRows && math.Float32bits(y2[i]) != 0x7fc0dead {
+						t.Fatalf("%s: GemmQ8Rows(16, %d) wrote row %d col %d", name, c.rows, i/c.rows, i%c.rows)
 					}
 				}
-				if sumBytes(p.w.data) != wsum || sumInput(p.x) != xsum {
-					t.Fatalf("%s modified its inputs", name)
-				}
-				// Split into row ranges: the same bits, nothing outside touched.
-				if c.rows > PanelRows {
-					y2, full2 := guarded(c.m * c.rows)
-					GemmQ8Rows(y2, p.x, p.w, PanelRows, c.rows)
-					for i := range y2 {
-						if i%c.rows < PanelRows && math.Float32bits(y2[i]) != 0x7fc0dead {
-							t.Fatalf("%s: GemmQ8Rows(16, %d) wrote row %d col %d", name, c.rows, i/c.rows, i%c.rows)
-						}
-					}
-					GemmQ8Rows(y2, p.x, p.w, 0, PanelRows)
-					checkGuards(t, name+" split", full2)
-					for i := range y2 {
-						if math.Float32bits(y2[i]) != math.Float32bits(y[i]) {
-							t.Fatalf("%s split row %d col %d = %v, want %v", name, i/c.rows, i%c.rows, y2[i], y[i])
-						}
+				GemmQ8Rows(y2, p.x, p.w, 0, PanelRows)
+				checkGuards(t, name+" split", full2)
+				for i := range y2 {
+					if math.Float32bits(y2[i]) != math.Float32bits(y[i]) {
+						t.Fatalf("%s split row %d col %d = %v, want %v", name, i/c.rows, i%c.rows, y2[i], y[i])
 					}
 				}
 			}
-		})
-	}
+		}
+	})
 }
 
 func sumBytes(b []byte) uint64 {

@@ -28,34 +28,28 @@ func refHadamard(x []float32, n int) []float64 {
 }
 
 func TestHadamardDefinition(t *testing.T) {
-	for _, l := range Levels() {
-		if !Supported(l) {
-			continue
-		}
-		t.Run(l.String(), func(t *testing.T) {
-			defer Use(l)()
-			rng := rand.New(rand.NewPCG(3, 9))
-			for _, n := range []int{1, 2, 4, 8, 16, 32, 64} {
-				for _, blocks := range []int{0, 1, 3, 7} {
-					x := make([]float32, n*blocks)
-					var mag float64
-					for i := range x {
-						x[i] = float32(rng.NormFloat64() * 4)
-						mag = math.Max(mag, math.Abs(float64(x[i])))
-					}
-					want := refHadamard(x, n)
-					Hadamard(x, n)
-					// log2(n) rounded stages of values ≤ √n·mag each.
-					tol := 1e-6 * mag * math.Sqrt(float64(n)) * float64(bits.Len(uint(n)))
-					for i := range x {
-						if d := math.Abs(float64(x[i]) - want[i]); d > tol {
-							t.Fatalf("Hadamard(n=%d, %d blocks)[%d] = %v, want %v (|diff| %g > %g)", n, blocks, i, x[i], want[i], d, tol)
-						}
+	eachLevel(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(3, 9))
+		for _, n := range []int{1, 2, 4, 8, 16, 32, 64} {
+			for _, blocks := range []int{0, 1, 3, 7} {
+				x := make([]float32, n*blocks)
+				var mag float64
+				for i := range x {
+					x[i] = float32(rng.NormFloat64() * 4)
+					mag = math.Max(mag, math.Abs(float64(x[i])))
+				}
+				want := refHadamard(x, n)
+				Hadamard(x, n)
+				// log2(n) rounded stages of values ≤ √n·mag each.
+				tol := 1e-6 * mag * math.Sqrt(float64(n)) * float64(bits.Len(uint(n)))
+				for i := range x {
+					if d := math.Abs(float64(x[i]) - want[i]); d > tol {
+						t.Fatalf("Hadamard(n=%d, %d blocks)[%d] = %v, want %v (|diff| %g > %g)", n, blocks, i, x[i], want[i], d, tol)
 					}
 				}
 			}
-		})
-	}
+		}
+	})
 }
 
 // TestHadamardLevelsAgree checks every level gives the reference loop's
@@ -81,21 +75,15 @@ func TestHadamardLevelsAgree(t *testing.T) {
 			v[i] *= float32(1 / math.Sqrt(float64(n)))
 		}
 	}
-	for _, l := range Levels() {
-		if !Supported(l) {
-			continue
-		}
-		t.Run(l.String(), func(t *testing.T) {
-			defer Use(l)()
-			y := append([]float32(nil), x...)
-			Hadamard(y, n)
-			for i := range y {
-				if math.Float32bits(y[i]) != math.Float32bits(want[i]) {
-					t.Fatalf("Hadamard[%d] = %v, reference loop %v", i, y[i], want[i])
-				}
+	eachLevel(t, func(t *testing.T) {
+		y := append([]float32(nil), x...)
+		Hadamard(y, n)
+		for i := range y {
+			if math.Float32bits(y[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("Hadamard[%d] = %v, reference loop %v", i, y[i], want[i])
 			}
-		})
-	}
+		}
+	})
 }
 
 func TestHadamardBadShape(t *testing.T) {
@@ -116,16 +104,10 @@ func BenchmarkHadamard64(b *testing.B) {
 	for i := range x {
 		x[i] = float32(i%13) - 6
 	}
-	for _, l := range Levels() {
-		if !Supported(l) {
-			continue
+	eachLevel(b, func(b *testing.B) {
+		b.SetBytes(int64(4 * len(x)))
+		for i := 0; i < b.N; i++ {
+			Hadamard(x, 64)
 		}
-		b.Run(l.String(), func(b *testing.B) {
-			defer Use(l)()
-			b.SetBytes(int64(4 * len(x)))
-			for i := 0; i < b.N; i++ {
-				Hadamard(x, 64)
-			}
-		})
-	}
+	})
 }

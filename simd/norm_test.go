@@ -35,7 +35,7 @@ func checkNorm(t *testing.T, what string, got []float32, want []float64) {
 }
 
 func TestRMSNorm(t *testing.T) {
-	vecEachLevel(t, func(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
 		rng := vecRNG(10)
 		for _, n := range vecSizes {
 			for _, m := range []int{1, 3} {
@@ -58,7 +58,7 @@ func TestRMSNorm(t *testing.T) {
 }
 
 func TestRMSNormInPlaceAndSpecialRows(t *testing.T) {
-	vecEachLevel(t, func(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
 		const n = 37
 		rng := vecRNG(11)
 		w := vecRandBuf(rng, n, 0, 2).s()
@@ -81,7 +81,7 @@ func TestRMSNormInPlaceAndSpecialRows(t *testing.T) {
 }
 
 func TestRMSNormHeads(t *testing.T) {
-	vecEachLevel(t, func(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
 		rng := vecRNG(12)
 		for _, c := range []struct{ heads, dim int }{{16, 128}, {8, 128}, {1, 128}, {3, 64}, {5, 17}} {
 			x := vecRandBuf(rng, c.heads*c.dim, 1, 5)
@@ -95,7 +95,7 @@ func TestRMSNormHeads(t *testing.T) {
 }
 
 func TestRMSNormAllocs(t *testing.T) {
-	vecEachLevel(t, func(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
 		x, w, out := make([]float32, 2*1024), make([]float32, 1024), make([]float32, 2*1024)
 		if a := testing.AllocsPerRun(20, func() { RMSNorm(out, x, w, 2, 1e-6) }); a != 0 {
 			t.Fatalf("RMSNorm allocates %v times per call", a)

@@ -10,8 +10,11 @@ import (
 func TestPeaksRun(t *testing.T) {
 	for _, l := range []Level{AVX2, AVX512VNNI} {
 		t.Run(l.String(), func(t *testing.T) {
-			if !Supported(l) {
-				t.Skipf("level %s not on this CPU", l)
+			if why := levelSkip(l); why != "" {
+				if required(l) {
+					t.Fatalf("%s, but %s requires it", why, requireEnv)
+				}
+				t.Skip(why)
 			}
 			defer Use(l)()
 			f, err := FMAPeak(1, 10*time.Millisecond)

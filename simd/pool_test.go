@@ -58,38 +58,35 @@ func TestPoolGemm(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	p := NewPool(3)
 	defer p.Close()
-	for _, l := range gemmTestLevels(t) {
-		t.Run(l.String(), func(t *testing.T) {
-			defer Use(l)()
-			for _, c := range []q8Case{{1, 100, 333, 32}, {8, 1000, 64, 32}, {5, 17, 1024, 64}, {64, 48, 100, 32}} {
-				w, _ := QuantizeQ8(randWeights(rng, c.rows, c.cols, c.block), c.rows, c.cols, c.block)
-				x := NewQ8Input(c.m, c.cols, c.block)
-				x.Quantize(randActs(rng, c.m, c.cols), c.m)
-				want := make([]float32, c.m*c.rows)
-				GemmQ8(want, x, w)
-				y := make([]float32, c.m*c.rows)
-				p.GemmQ8(y, x, w)
-				for i := range y {
-					if math.Float32bits(y[i]) != math.Float32bits(want[i]) {
-						t.Fatalf("Pool.GemmQ8(%dx%dx%d) row %d col %d = %v, want %v", c.m, c.cols, c.rows, i/c.rows, i%c.rows, y[i], want[i])
-					}
-				}
-				wf := make([]float32, c.rows*c.cols)
-				for i := range wf {
-					wf[i] = float32(rng.NormFloat64())
-				}
-				fm, _ := NewF32Matrix(wf, c.rows, c.cols)
-				xf := randActs(rng, c.m, c.cols)
-				GemmF32(want, xf, c.m, fm)
-				p.GemmF32(y, xf, c.m, fm)
-				for i := range y {
-					if math.Float32bits(y[i]) != math.Float32bits(want[i]) {
-						t.Fatalf("Pool.GemmF32(%dx%dx%d) row %d col %d = %v, want %v", c.m, c.cols, c.rows, i/c.rows, i%c.rows, y[i], want[i])
-					}
+	eachLevel(t, func(t *testing.T) {
+		for _, c := range []q8Case{{1, 100, 333, 32}, {8, 1000, 64, 32}, {5, 17, 1024, 64}, {64, 48, 100, 32}} {
+			w, _ := QuantizeQ8(randWeights(rng, c.rows, c.cols, c.block), c.rows, c.cols, c.block)
+			x := NewQ8Input(c.m, c.cols, c.block)
+			x.Quantize(randActs(rng, c.m, c.cols), c.m)
+			want := make([]float32, c.m*c.rows)
+			GemmQ8(want, x, w)
+			y := make([]float32, c.m*c.rows)
+			p.GemmQ8(y, x, w)
+			for i := range y {
+				if math.Float32bits(y[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("Pool.GemmQ8(%dx%dx%d) row %d col %d = %v, want %v", c.m, c.cols, c.rows, i/c.rows, i%c.rows, y[i], want[i])
 				}
 			}
-		})
-	}
+			wf := make([]float32, c.rows*c.cols)
+			for i := range wf {
+				wf[i] = float32(rng.NormFloat64())
+			}
+			fm, _ := NewF32Matrix(wf, c.rows, c.cols)
+			xf := randActs(rng, c.m, c.cols)
+			GemmF32(want, xf, c.m, fm)
+			p.GemmF32(y, xf, c.m, fm)
+			for i := range y {
+				if math.Float32bits(y[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("Pool.GemmF32(%dx%dx%d) row %d col %d = %v, want %v", c.m, c.cols, c.rows, i/c.rows, i%c.rows, y[i], want[i])
+				}
+			}
+		}
+	})
 }
 
 func TestPoolNoAlloc(t *testing.T) {

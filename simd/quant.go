@@ -10,7 +10,7 @@ import (
 // one fp32 scale per (weight row, BK inputs) and per (activation row, BK inputs).
 //
 // It is 32, decided on fidelity, at a measured speed cost of about 5 %.
-// Fidelity (PERF.md: a 0.6B-geometry code predictor with outlier channels,
+// Fidelity (docs/PERF.md: a 0.6B-geometry code predictor with outlier channels,
 // teacher-forced against fp32): blocks of 32 give max |Δlogit| 0.38 and mean
 // KL 0.0013, blocks of 64 give 0.65 and 0.0021, with the same top-1 (0.971
 // vs 0.975, inside the ±0.004 that summation order alone moves it). Speed:

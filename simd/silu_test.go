@@ -13,7 +13,7 @@ func refSiLU(g float64) float64 { return g / (1 + math.Exp(-g)) }
 const siluTol = 4e-7
 
 func TestSiLUMul(t *testing.T) {
-	vecEachLevel(t, func(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
 		rng := vecRNG(40)
 		for _, n := range vecSizes {
 			for _, off := range []int{0, 1} {
@@ -40,7 +40,7 @@ func TestSiLUMul(t *testing.T) {
 func TestSiLUMulSpecialValues(t *testing.T) {
 	inf, nan := math.Inf(1), math.NaN()
 	gates := []float64{0, math.Copysign(0, -1), 1e-30, -1e-30, 80, -80, 88, -88, 100, -100, 1e30, -1e30, inf, -inf, nan, 3, -3, 0.5, -0.5}
-	vecEachLevel(t, func(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
 		g, up, out := make([]float32, len(gates)), make([]float32, len(gates)), make([]float32, len(gates))
 		for i, v := range gates {
 			g[i], up[i] = float32(v), 1.5
@@ -65,7 +65,7 @@ func TestSiLUMulSpecialValues(t *testing.T) {
 }
 
 func TestSiLUMulInPlace(t *testing.T) {
-	vecEachLevel(t, func(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
 		rng := vecRNG(41)
 		g := vecRandBuf(rng, 100, 0, 6).s()
 		u := vecRandBuf(rng, 100, 0, 6).s()

@@ -14,17 +14,11 @@ func BenchmarkSnakeBeta(b *testing.B) {
 	x := make([]float32, m*n)
 	lcgFill(x, 3, 4)
 	out := make([]float32, m*n)
-	for _, l := range Levels() {
-		if !Supported(l) {
-			continue
+	eachLevel(b, func(b *testing.B) {
+		b.SetBytes(int64(4 * m * n))
+		for i := 0; i < b.N; i++ {
+			SnakeBeta(out, x, m, a, inv)
 		}
-		b.Run(l.String(), func(b *testing.B) {
-			defer Use(l)()
-			b.SetBytes(int64(4 * m * n))
-			for i := 0; i < b.N; i++ {
-				SnakeBeta(out, x, m, a, inv)
-			}
-			b.ReportMetric(float64(m*n)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Msin/s")
-		})
-	}
+		b.ReportMetric(float64(m*n)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Msin/s")
+	})
 }

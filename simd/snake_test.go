@@ -57,7 +57,7 @@ func TestSnakeBetaLevels(t *testing.T) {
 			x[n+2] = float32(math.NaN())
 		}
 		xc := append([]float32(nil), x...)
-		forLevels(t, func(t *testing.T) {
+		eachLevel(t, func(t *testing.T) {
 			out := make([]float32, m*n+2)
 			SnakeBeta(out[1:m*n+1], x, m, a, inv)
 			for i := range x {
@@ -101,7 +101,7 @@ func TestSnakeBetaSinSquaredWideRange(t *testing.T) {
 		}
 		a[i], inv[i], x[i] = z*(1<<20), 1, 1.0/(1<<20)
 	}
-	forLevels(t, func(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
 		out := make([]float32, n)
 		SnakeBeta(out, x, 1, a, inv)
 		var worst float64

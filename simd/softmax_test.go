@@ -31,7 +31,7 @@ func softmaxTol(n int) float64 {
 }
 
 func TestSoftmax(t *testing.T) {
-	vecEachLevel(t, func(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
 		rng := vecRNG(30)
 		for _, n := range vecSizes[1:] {
 			for _, off := range []int{0, 1} {
@@ -56,7 +56,7 @@ func TestSoftmax(t *testing.T) {
 
 func TestSoftmaxSpecialValues(t *testing.T) {
 	inf, nan := float32(math.Inf(1)), float32(math.NaN())
-	vecEachLevel(t, func(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
 		// −Inf entries are exactly 0 and the rest is the softmax of the finite ones.
 		for _, n := range []int{1, 7, 16, 17, 40} {
 			x := make([]float32, n+1)
@@ -125,7 +125,7 @@ func TestSoftmaxSpecialValues(t *testing.T) {
 }
 
 func TestSoftmaxAllocs(t *testing.T) {
-	vecEachLevel(t, func(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
 		x := make([]float32, 3072)
 		if a := testing.AllocsPerRun(20, func() { Softmax(x) }); a != 0 {
 			t.Fatalf("Softmax allocates %v times per call", a)

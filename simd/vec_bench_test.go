@@ -11,10 +11,9 @@ import (
 // time. Besides ns/op it reports cpu-ns/op, the thread's CPU time per op
 // (see vecThreadCPU), which is far less noisy on a shared machine.
 func benchLevels(b *testing.B, sizes []int, f func(b *testing.B, n int) (op func())) {
-	for _, l := range vecLevels(b) {
+	eachLevel(b, func(b *testing.B) {
 		for _, n := range sizes {
-			b.Run(l.String()+"/n="+strconv.Itoa(n), func(b *testing.B) {
-				defer Use(l)()
+			b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
 				op := f(b, n)
@@ -27,7 +26,7 @@ func benchLevels(b *testing.B, sizes []int, f func(b *testing.B, n int) (op func
 				}
 			})
 		}
-	}
+	})
 }
 
 func BenchmarkAdd(b *testing.B) {

@@ -37,7 +37,7 @@ func TestExpAccuracy(t *testing.T) {
 	xs = append(xs, 0, float32(math.Copysign(0, -1)), 1e-30, -1e-30, 1e-8, -1e-8,
 		-104, -103.97, -103.28, -87.3365, -87.33, 88.72283, 88.7228, 88.73, 88.8, 89,
 		float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()))
-	vecEachLevel(t, func(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
 		got := expAtLevel(xs)
 		var maxRel float64
 		for i, x := range xs {

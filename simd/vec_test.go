@@ -6,7 +6,7 @@ import (
 )
 
 func TestAddExact(t *testing.T) {
-	vecEachLevel(t, func(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
 		rng := vecRNG(1)
 		for _, n := range vecSizes {
 			for _, off := range []int{0, 1} {
@@ -32,7 +32,7 @@ func TestAddExact(t *testing.T) {
 }
 
 func TestScaleExact(t *testing.T) {
-	vecEachLevel(t, func(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
 		rng := vecRNG(2)
 		for _, n := range vecSizes {
 			for _, off := range []int{0, 1} {
@@ -53,7 +53,7 @@ func TestScaleExact(t *testing.T) {
 }
 
 func TestAxpy(t *testing.T) {
-	vecEachLevel(t, func(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
 		rng := vecRNG(3)
 		for _, n := range vecSizes {
 			for _, off := range []int{0, 1} {
@@ -82,7 +82,7 @@ func TestAxpy(t *testing.T) {
 }
 
 func TestDot(t *testing.T) {
-	vecEachLevel(t, func(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
 		rng := vecRNG(4)
 		for _, n := range vecSizes {
 			for _, off := range []int{0, 1} {
@@ -112,7 +112,7 @@ func TestDot(t *testing.T) {
 func TestDotExactSmallIntegers(t *testing.T) {
 	// Small integers make every partial sum exact, so any level must return
 	// exactly Σ i·(i mod 7 − 3).
-	vecEachLevel(t, func(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
 		for _, n := range []int{1, 15, 16, 17, 100, 1000} {
 			x, y := make([]float32, n), make([]float32, n)
 			want := 0

@@ -179,6 +179,15 @@ func (c *Case) SafetensorsPath() string {
 	return strings.TrimSuffix(c.Path, filepath.Ext(c.Path)) + ".safetensors"
 }
 
+// ModelPath resolves a case's model field: an absolute path as given, a
+// relative one against the case file's directory (docs/TESTVECTORS.md).
+func (c *Case) ModelPath(model string) string {
+	if filepath.IsAbs(model) {
+		return model
+	}
+	return filepath.Join(filepath.Dir(c.Path), model)
+}
+
 // source opens the sibling safetensors file on first use.
 func (c *Case) source(field string) (tensorSource, error) {
 	if !c.opened {

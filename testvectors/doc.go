@@ -4,10 +4,10 @@
 //
 // A suite is a directory tree; every *.json file outside model directories
 // (a directory holding model.safetensors) is one case. A case names its kind;
-// kinds.go maps every kind the format defines to its handler, one file per
-// kind (kind_sampler.go, kind_rng.go, kind_stats.go, ...). A kind whose
-// engine part is not built yet fails with "not supported yet: KIND"; it
-// never passes silently.
+// kinds.go maps every kind this build runs to its handler, one file per kind
+// (kind_sampler.go, kind_rng.go, kind_stats.go, ...). A case of a kind the
+// runner does not know fails, as does one whose engine part is missing
+// ("not supported yet: KIND"); neither ever passes silently.
 //
 // The cases are written by independent reference generators (gen/, Python
 // with PyTorch semantics), so a pass means omni computes what the reference

@@ -3,7 +3,6 @@ package testvectors
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	"github.com/omni-tts/omni/core"
 	"github.com/omni-tts/omni/predictor"
@@ -171,7 +170,7 @@ func caseModel(c *Case, env *Env) (dir, prec string, err error) {
 	if err := env.CheckPrecision(c, prec); err != nil {
 		return "", "", err
 	}
-	return filepath.Join(filepath.Dir(c.Path), model), prec, nil
+	return c.ModelPath(model), prec, nil
 }
 
 // runFrame runs a "frame" case: the whole engine (core) on the case's

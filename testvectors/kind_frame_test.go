@@ -10,23 +10,6 @@ import (
 	"github.com/omni-tts/omni/core"
 )
 
-// TestFrameSuite replays the committed frame suite (written by
-// gen/gen_frame.py from PyTorch) one case per engine, natively.
-func TestFrameSuite(t *testing.T) {
-	rep, err := Run([]string{filepath.Join("suites", "frame")}, Options{Kind: "frame"}, nativeEnv())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rep.Results {
-		if r.Status != Pass {
-			t.Errorf("%s %s: %s", r.Status, r.Name, r.Message)
-		}
-	}
-	if rep.Passed < 5 || rep.Failed != 0 {
-		t.Errorf("%s, want at least 5 passes and no failure", rep.Summary())
-	}
-}
-
 // TestFrameSuiteBatched runs every frame case of one model as one batch in
 // one engine: each stream must still produce the reference's codes, so
 // batching changes nothing.

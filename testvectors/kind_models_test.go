@@ -19,25 +19,6 @@ func nativeEnv() *Env {
 	}
 }
 
-// TestModelSuites replays the committed predictor and talker suites (written
-// by gen/gen_models.py, a PyTorch statement of the formulas) natively.
-func TestModelSuites(t *testing.T) {
-	for kind, min := range map[string]int{"predictor": 6, "talker": 6} {
-		rep, err := Run([]string{filepath.Join("suites", kind)}, Options{Kind: kind}, nativeEnv())
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range rep.Results {
-			if r.Status != Pass {
-				t.Errorf("%s %s: %s", r.Status, r.Name, r.Message)
-			}
-		}
-		if rep.Passed < min || rep.Failed != 0 {
-			t.Errorf("%s: %s, want at least %d passes and no failure", kind, rep.Summary(), min)
-		}
-	}
-}
-
 // TestModelCaseWithoutBackendFails checks that a model case never passes
 // when no backend is wired in.
 func TestModelCaseWithoutBackendFails(t *testing.T) {

@@ -7,25 +7,6 @@ import (
 	"testing"
 )
 
-// TestPolicySuites replays the committed stats and sched suites (written by
-// gen/gen_policy.py, an independent Python statement of the formulas).
-func TestPolicySuites(t *testing.T) {
-	for kind, min := range map[string]int{"stats": 7, "sched": 40} {
-		rep, err := Run([]string{filepath.Join("suites", kind)}, Options{Kind: kind}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range rep.Results {
-			if r.Status != Pass {
-				t.Errorf("%s %s: %s", r.Status, r.Name, r.Message)
-			}
-		}
-		if rep.Passed < min || rep.Failed != 0 {
-			t.Errorf("%s: %s, want at least %d passes and no failure", kind, rep.Summary(), min)
-		}
-	}
-}
-
 // runOne writes one case file and runs it, returning its result.
 func runOne(t *testing.T, body string) Result {
 	t.Helper()

@@ -3,7 +3,6 @@ package testvectors
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 
 	"github.com/omni-tts/omni/predictor"
 )
@@ -67,7 +66,7 @@ func openModelCase(c *Case, env *Env) (*modelCase, error) {
 	if env == nil || env.NewBackend == nil {
 		return nil, fmt.Errorf("testvectors: %s: no backend to run model kinds on (Env.NewBackend is nil)", c.Name)
 	}
-	dir := filepath.Join(filepath.Dir(c.Path), model)
+	dir := c.ModelPath(model)
 	if m.src, err = predictor.OpenModel(dir); err != nil {
 		return nil, c.Errorf("model", "%v", err)
 	}

@@ -11,9 +11,12 @@ import (
 // for a failure.
 type Handler func(c *Case, env *Env) error
 
-// kinds maps every kind of docs/TESTVECTORS.md to its handler. The handler
-// of kind K is runK in kind_K.go; a kind whose engine part is not built yet
-// maps to a handler returning ErrNotSupported, which counts as a failure.
+// kinds maps every kind this build runs to its handler: the handler of kind
+// K is runK in kind_K.go. All seven kinds listed here are wired to the
+// engine. A kind of docs/TESTVECTORS.md that is missing from this map is an
+// unknown kind, which Run reports as a failure of the case, never a skip; a
+// kind may also map to a handler returning notSupported while its engine
+// part is being built, which fails the same way.
 var kinds = map[string]Handler{
 	"rng.exponential": runRNGExponential,
 	"sampler":         runSampler,
@@ -27,16 +30,17 @@ var kinds = map[string]Handler{
 	"codec":           runCodec,
 }
 
-// Kinds returns the kinds the runner knows, in the order of TESTVECTORS.md.
+// Kinds returns the kinds the runner knows, in the order of
+// docs/TESTVECTORS.md.
 func Kinds() []string {
 	return []string{"rng.exponential", "sampler", "predictor", "talker", "frame", "stats", "sched", "text", "prompt", "codec"}
 }
 
-// ErrNotSupported is wrapped by the failure of a case whose kind has no
-// engine part yet.
+// ErrNotSupported is wrapped by the failure of a case whose kind is known
+// but whose engine part this build lacks (no kind does today).
 var ErrNotSupported = errors.New("not supported yet")
 
-// notSupported returns the failure for a kind not built yet.
+// notSupported returns the failure for a kind whose engine part is missing.
 func notSupported(kind string) error {
 	return fmt.Errorf("%w: %s", ErrNotSupported, kind)
 }

@@ -33,7 +33,7 @@ func NewBackend() *Backend { return &Backend{} }
 // it makes, so FreeAll can release them (conformance cases).
 func NewTrackingBackend() *Backend { return &Backend{track: true} }
 
-// made records a new handle when tracking.
+// keep records a new handle when tracking.
 func (b *Backend) keep(h int32) {
 	if b.track {
 		b.made = append(b.made, h)

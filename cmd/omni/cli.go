@@ -53,12 +53,19 @@ type CLI struct {
 	Model       modelCmd       `cmd:"" help:"Synthetic checkpoints and checkpoint inspection (synth, inspect)."`
 	Pull        pullCmd        `cmd:"" help:"Download a Qwen3-TTS checkpoint from the Hugging Face hub into the HF cache (then --model ORG/NAME)."`
 	Tokenize    tokenizeCmd    `cmd:"" help:"Print the token ids of a text (--decode: the text of ids)."`
+	Serve       serveCmd       `cmd:"" help:"Serve the OpenAI-compatible speech API, a playground page and metrics."`
+	Loadtest    loadtestCmd    `cmd:"" help:"Open many speech streams against a server; report TTFA, RTF, 429s and lost audio."`
 	Decode      decodeCmd      `cmd:"" help:"Decode codec frames (the JSON omni run writes) to a 16-bit PCM WAV."`
 }
 
 // exitCoder lets a command choose the process exit status (conformance
 // failures exit 2).
 type exitCoder interface{ ExitCode() int }
+
+// errSignalHandled is returned by a command for which SIGINT or SIGTERM is
+// its normal end, handled in full (omni serve drains, then stops): run exits
+// 0 instead of 128 + the signal.
+var errSignalHandled = errors.New("omni: signal handled")
 
 // parserExit carries kong's exit request (after --help) out of Parse.
 type parserExit int
@@ -126,6 +133,9 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	err = guard(func() error { return kctx.Run(&cli.Globals) })
 	if perr := stopProfile(); perr != nil && err == nil {
 		err = perr
+	}
+	if errors.Is(err, errSignalHandled) {
+		return exitOK
 	}
 	if s := sig(); s != 0 {
 		if err != nil && !errors.Is(err, context.Canceled) {

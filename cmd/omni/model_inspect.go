@@ -13,7 +13,8 @@ import (
 	"github.com/omni-tts/omni/predictor"
 )
 
-// modelInspectCmd describes a model: its geometry and every tensor.
+// modelInspectCmd describes a model: its geometry and every tensor, and
+// checks every float value for NaN and infinity (what run would refuse).
 type modelInspectCmd struct {
 	Model string `arg:"" help:"Checkpoint directory, pulled hub id ORG/NAME[@REV], or synth:SIZE[+outliers][@SEED]."`
 	JSON  bool   `help:"Print one JSON object."`
@@ -33,6 +34,7 @@ type inspectReport struct {
 	Parameters   int64                      `json:"parameters"`
 	TotalBytes   int64                      `json:"total_bytes"`
 	Tensors      []inspectTensor            `json:"tensors"`
+	NonFinite    []predictor.NonFinite      `json:"non_finite"`
 	ReadSeconds  float64                    `json:"read_seconds,omitempty"`
 	ReadGBPerSec float64                    `json:"read_gb_per_s,omitempty"`
 	Languages    []string                   `json:"languages"`
@@ -49,6 +51,8 @@ type inspectTensor struct {
 
 // Run implements "omni model inspect".
 func (c *modelInspectCmd) Run(g *Globals, _ context.Context) error {
+	// OpenModel already refuses a NaN or infinity in a norm weight or the
+	// text embedding table, naming the tensor and the element.
 	src, err := host.OpenModel(c.Model)
 	if err != nil {
 		return err
@@ -72,6 +76,9 @@ func (c *modelInspectCmd) Run(g *Globals, _ context.Context) error {
 		r.TotalBytes += t.Size
 	}
 	r.TensorCount = len(ts)
+	if r.NonFinite, err = predictor.ScanFinite(src); err != nil {
+		return err
+	}
 	if c.Read {
 		start := time.Now()
 		var buf []float32
@@ -92,7 +99,10 @@ func (c *modelInspectCmd) Run(g *Globals, _ context.Context) error {
 	if c.JSON {
 		enc := json.NewEncoder(g.Stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+		return nonFiniteError(c.Model, r.NonFinite)
 	}
 	w := g.Stdout
 	fmt.Fprintf(w, "model %s (size %s)\n", r.Model, r.Size)
@@ -118,7 +128,23 @@ func (c *modelInspectCmd) Run(g *Globals, _ context.Context) error {
 	if c.Read {
 		fmt.Fprintf(w, "read      every float tensor once: %.2f s, %.2f GB/s of float32 output\n", r.ReadSeconds, r.ReadGBPerSec)
 	}
-	return nil
+	if len(r.NonFinite) == 0 {
+		fmt.Fprintf(w, "finite    every float value checked: no NaN or infinity\n")
+	}
+	for _, nf := range r.NonFinite {
+		fmt.Fprintf(w, "NON-FINITE %s: %d values, first [%d] = %v\n", nf.Name, nf.Count, nf.First, nf.Value)
+	}
+	return nonFiniteError(c.Model, r.NonFinite)
+}
+
+// nonFiniteError is the command's error when tensors hold NaN or infinity
+// (nil when none do): omni run refuses such a model at load.
+func nonFiniteError(model string, bad []predictor.NonFinite) error {
+	if len(bad) == 0 {
+		return nil
+	}
+	return fmt.Errorf("model %s: %d tensors hold NaN or infinity, first %s [%d] = %v (run refuses this model)",
+		model, len(bad), bad[0].Name, bad[0].First, bad[0].Value)
 }
 
 // orNone returns s, or "none" when empty.

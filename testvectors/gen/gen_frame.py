@@ -3,7 +3,7 @@
 sampling under the Qwen3-TTS contract, the code predictor with sampling) on
 the toy checkpoints of gen_models.py (suites/models/tiny, tiny-wide).
 
-The reference follows the generation loop of research qwen3_tts.md §A.5 and
+The reference follows the generation loop of docs/MODEL.md §5 and
 docs/TESTVECTORS.md (kind "frame"), written from the formulas, independently
 of omni:
   prefill the talker on inputs_embeds; for frame t = 0, 1, ...:

@@ -13,8 +13,7 @@ vocabularies (talker 96 ids, 64 per residual codebook, text 32), so the
 committed files stay well under 5 MB: omni's own "synth:tiny" keeps the real
 vocabularies (151936 text rows) and would not.
 
-The reference is written from the formulas (research qwen3_tts.md §A.3,
-§A.5), independently of omni, in float64 on the bf16-rounded weights:
+The reference is written from the formulas (docs/MODEL.md §3, §5), independently of omni, in float64 on the bf16-rounded weights:
   RMSNorm(x) = x / sqrt(mean(x^2) + eps) * w; pre-norm layers
   x += o(attn(norm(x))), x += down(silu(gate(h)) * up(h)), h = norm(x);
   q and k RMS-normalised per head (q_norm, k_norm) before rotate-half RoPE

@@ -2,9 +2,9 @@
 """Writes testvectors/suites/stats/ and testvectors/suites/sched/.
 
 An independent, plain-Python statement of the step-statistics and
-edge-scheduling formulas, written from the research notes
-(shared/research/vllm_omni_edge.md sections 2.1, 2.2, 2.5 and 5), not from
-omni's Go. Plain Python 3, no packages: /usr/bin/python3 gen_policy.py.
+edge-scheduling formulas of vLLM-Omni's edge modules (step_stats.py,
+scheduling.py, calibrate.py and their tests), as docs/TESTVECTORS.md (kinds
+stats and sched) and docs/SCHEDULING.md state them, not from omni's Go. Plain Python 3, no packages: /usr/bin/python3 gen_policy.py.
 The suites are committed; tests and CI never run Python.
 """
 import json

@@ -1,14 +1,13 @@
 #!/usr/bin/python3
 """Writes testvectors/suites/sampler/: "sampler" cases computed with PyTorch.
 
-The reference is vLLM's v1 sampler pipeline (research vllm_sampler.md §3, §4,
-§11) written here in torch, independently of omni: allowed ids -> bad words ->
+The reference is vLLM's v1 sampler pipeline (docs/SAMPLING.md §2) written here in torch, independently of omni: allowed ids -> bad words ->
 min_tokens -> logit_bias -> repetition / frequency / presence penalties (the
 CPU torch variant: logits *= where(L > 0, fp32(1/r), r)) -> greedy argmax ->
 temperature -> min_p -> top-k -> top-p -> softmax -> argmax(P / q) with
 q.exponential_(generator=torch.Generator().manual_seed(seed)).
 
-Decisions where vLLM is batch-dependent (documented in TESTVECTORS.md): every
+Decisions where vLLM is batch-dependent (documented in docs/TESTVECTORS.md): every
 filter acts on its own row only (a row with top_p = 1 or top_k off is
 untouched), every seeded random row draws V values from its own generator on
 every step, and the top-p sort is stable (ties: the lower index counts as the
@@ -47,7 +46,7 @@ class Invalid(Exception):
 
 
 def validate(p, vocab):
-    """vLLM's SamplingParams checks (research §2.1), plus finiteness."""
+    """vLLM's SamplingParams checks (docs/SAMPLING.md §1), plus finiteness."""
     def isfin(v):
         return not (math.isnan(v) or math.isinf(v))
 

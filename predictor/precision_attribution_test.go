@@ -4,7 +4,6 @@ import (
 	"math"
 	"os"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/omni-tts/omni/predictor"
@@ -116,14 +115,29 @@ func (f *familyBackend) NewMatrix(rows, cols int, data, bias []float32, precisio
 	return f.Backend.NewMatrix(rows, cols, data, bias, precision)
 }
 
-// TestFidelityDiagnose attributes the full 0.6B predictor's int8 error to
-// matrix families and layers (set OMNI_FIDELITY_DIAG=families or layers;
-// OMNI_FIDELITY_MODEL picks the model, default synth:0.6b+outliers). It
-// only logs.
-func TestFidelityDiagnose(t *testing.T) {
-	mode := os.Getenv("OMNI_FIDELITY_DIAG")
-	if testing.Short() || mode == "" {
-		t.Skip("set OMNI_FIDELITY_DIAG=families|layers (and drop -short)")
+// BenchmarkInt8Attribution is a measurement, not a test: it attributes the
+// code predictor's int8 error (against fp32, on the inputs of fidelityOn:
+// 7 frames × 2 rows × 15 sub-steps) to one matrix family or one layer at a
+// time, and reports each selection's top-1 agreement and mean KL as the
+// metrics top1 and kl. Sub-benchmarks:
+//
+//	family=F           int8 in family F only (qkv, o, gateup, down, head)
+//	family=F/weights   F's weights quantized and dequantized, fp32 activations
+//	layer=L            int8 in layer L only (and the heads)
+//	all, all/weights   every family
+//
+// Each selection loads the model twice, so run one at a time with one
+// iteration, e.g.
+//
+//	go test -run '^$' -bench 'Int8Attribution/family=down' -benchtime 1x ./predictor
+//
+// OMNI_FIDELITY_MODEL picks the model (default synth:0.6b+outliers). It
+// replaces TestFidelityDiagnose, a test that only logged; a command (an
+// "omni model diagnose", say) can lift the selections into an exported
+// function of a package that may import simd once one is wanted.
+func BenchmarkInt8Attribution(b *testing.B) {
+	if testing.Short() {
+		b.Skip("loads the 0.6B predictor twice per selection")
 	}
 	spec := os.Getenv("OMNI_FIDELITY_MODEL")
 	if spec == "" {
@@ -131,49 +145,33 @@ func TestFidelityDiagnose(t *testing.T) {
 	}
 	src, err := predictor.OpenModel(spec)
 	if err != nil {
-		t.Fatal(err)
+		b.Fatal(err)
 	}
 	defer src.Close()
 	c := src.Config()
 	type sel struct {
-		family string
-		layer  int
+		name   string
+		family string // "": every family
+		layer  int    // -1: every layer
 		wonly  bool
 	}
-	var sels []sel
-	for _, m := range strings.Split(mode, ",") {
-		wonly := strings.HasSuffix(m, ":w")
-		m = strings.TrimSuffix(m, ":w")
-		switch m {
-		case "families":
-			for _, f := range []string{"qkv", "o", "gateup", "down", "head"} {
-				sels = append(sels, sel{f, -1, wonly})
-			}
-		case "layers":
-			for l := 0; l < c.Predictor.Layers; l++ {
-				sels = append(sels, sel{"", l, false})
-			}
-		case "all":
-			sels = append(sels, sel{"", -1, wonly})
-		default:
-			layer := -1
-			if i := strings.IndexByte(m, '@'); i >= 0 {
-				l, err := strconv.Atoi(m[i+1:])
-				if err != nil {
-					t.Fatalf("OMNI_FIDELITY_DIAG: %q: %v", m, err)
-				}
-				m, layer = m[:i], l
-			}
-			if m == "all" {
-				m = ""
-			}
-			sels = append(sels, sel{m, layer, wonly})
-		}
+	sels := []sel{{"all", "", -1, false}, {"all/weights", "", -1, true}}
+	for _, f := range []string{"qkv", "o", "gateup", "down", "head"} {
+		sels = append(sels, sel{"family=" + f, f, -1, false}, sel{"family=" + f + "/weights", f, -1, true})
+	}
+	for l := 0; l < c.Predictor.Layers; l++ {
+		sels = append(sels, sel{"layer=" + strconv.Itoa(l), "", l, false})
 	}
 	for _, s := range sels {
-		p := fidelityOn(t, src, predictor.Int8, 7, 2, func(b *simd.Backend) predictor.Backend {
-			return &familyBackend{Backend: b, g: c.Predictor, vocab: c.PredictorVocab, family: s.family, layer: s.layer, cur: -1, wonly: s.wonly}
+		b.Run(s.name, func(b *testing.B) {
+			var p predictor.Parity
+			for range b.N {
+				p = fidelityOn(b, src, predictor.Int8, 7, 2, func(sb *simd.Backend) predictor.Backend {
+					return &familyBackend{Backend: sb, g: c.Predictor, vocab: c.PredictorVocab, family: s.family, layer: s.layer, cur: -1, wonly: s.wonly}
+				})
+			}
+			b.ReportMetric(p.Top1(), "top1")
+			b.ReportMetric(p.MeanKL(), "kl")
 		})
-		t.Logf("family %q layer %d weights-only %v: top-1 %.3f mean KL %.5f", s.family, s.layer, s.wonly, p.Top1(), p.MeanKL())
 	}
 }

@@ -6,39 +6,6 @@ import (
 	"testing"
 )
 
-// vecLevels returns the levels the vector-op tests run at: every level, or,
-// when OMNI_KERNELS forced one, that level and the slower ones. On a build
-// with assembly a level this CPU lacks is a failure, not a skip.
-func vecLevels(t testing.TB) []Level {
-	t.Helper()
-	top := Active()
-	var ls []Level
-	for _, l := range Levels() {
-		if l > top {
-			continue
-		}
-		if !Supported(l) {
-			t.Fatalf("kernel level %s is not supported on this machine", l)
-		}
-		ls = append(ls, l)
-	}
-	if haveAsm && top == Best() && Best() != AVX512VNNI {
-		t.Fatalf("best kernel level is %s; this machine is expected to run %s", Best(), AVX512VNNI)
-	}
-	return ls
-}
-
-// vecEachLevel runs f as a subtest at every level of vecLevels.
-func vecEachLevel(t *testing.T, f func(t *testing.T)) {
-	t.Helper()
-	for _, l := range vecLevels(t) {
-		t.Run(l.String(), func(t *testing.T) {
-			defer Use(l)()
-			f(t)
-		})
-	}
-}
-
 // vecGuardBits fills the guard bands around test outputs: a NaN with a payload
 // no kernel produces.
 const vecGuardBits = 0x7fc0dead

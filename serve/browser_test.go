@@ -1,0 +1,177 @@
+package serve_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/omni-tts/omni/serve"
+	"github.com/omni-tts/omni/serve/servetest"
+)
+
+// findChromium returns the path of a Chromium-family browser, or "".
+func findChromium() string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// pageStats mirrors window.omniStats in static/index.html.
+type pageStats struct {
+	SamplesScheduled int      `json:"samplesScheduled"`
+	Chunks           int      `json:"chunks"`
+	TTFAms           *float64 `json:"ttfaMs"`
+	RTF              *float64 `json:"rtf"`
+	State            string   `json:"state"`
+	Error            *string  `json:"error"`
+}
+
+func (s pageStats) String() string {
+	e := ""
+	if s.Error != nil {
+		e = *s.Error
+	}
+	return fmt.Sprintf("{samples %d, chunks %d, state %s, error %q}", s.SamplesScheduled, s.Chunks, s.State, e)
+}
+
+// TestPlaygroundInBrowser drives headless Chromium against the server on the
+// fake synthesizer: the page fills its pickers, Speak plays audio through
+// Web Audio as it streams, TTFA shows a number, Stop cancels the stream on
+// the server. OMNI_SCREENSHOT=path.png saves a PNG of the page after speaking.
+func TestPlaygroundInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	exe := findChromium()
+	if exe == "" {
+		t.Skip("no Chromium installed (apt-get install -y chromium); skipping the browser test")
+	}
+	fake := &servetest.Fake{FrameTime: 20 * time.Millisecond}
+	_, url := startServer(t, fake, serve.Config{})
+
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
+		chromedp.WindowSize(900, 760),
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelA()
+	bctx, cancelC := chromedp.NewContext(actx)
+	defer cancelC()
+	// The first action starts the browser; its context must carry no timeout.
+	if err := chromedp.Do(bctx, chromedp.Navigate(url+"/")); err != nil {
+		t.Fatalf("start Chromium and load the page: %v", err)
+	}
+	ctx, cancelT := context.WithTimeout(bctx, 90*time.Second)
+	defer cancelT()
+
+	stats := func() pageStats {
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[pageStats](`window.omniStats`))
+		if err != nil {
+			t.Fatalf("read omniStats: %v", err)
+		}
+		return s
+	}
+	eval := func(expr string) int {
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](expr))
+		if err != nil {
+			t.Fatalf("evaluate %s: %v", expr, err)
+		}
+		return n
+	}
+	poll := func(expr string, d time.Duration) chromedp.Action[chromedp.Void] {
+		return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+			_, err := chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(d))(ctx, tg)
+			return chromedp.Void{}, err
+		}
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.WaitVisible(chromedp.ID("speak")),
+		poll(`document.querySelectorAll("#voice option").length > 0`, 20*time.Second),
+	); err != nil {
+		t.Fatalf("load the page: %v", err)
+	}
+	voices := eval(`document.querySelectorAll("#voice option").length`)
+	langs := eval(`document.querySelectorAll("#language option").length`)
+	info := servetest.DefaultInfo()
+	if voices != len(info.Voices) || langs != len(info.Languages)+1 {
+		t.Errorf("pickers hold %d voices and %d languages, want %d and %d", voices, langs, len(info.Voices), len(info.Languages)+1)
+	}
+
+	// A long utterance: audio reaches the graph, then Stop cancels it.
+	long := strings.TrimSpace(strings.Repeat("streaming speech ", 200))
+	if err := chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.ID("text"), long),
+		chromedp.Click(chromedp.ID("speak")),
+		poll(`window.omniStats.samplesScheduled >= 4*1920`, 30*time.Second),
+	); err != nil {
+		t.Fatalf("speak: %v (page stats %v)", err, stats())
+	}
+	s := stats()
+	if s.TTFAms == nil || *s.TTFAms < 0 || s.State != "speaking" {
+		t.Errorf("while speaking: stats %+v, want a TTFA and state speaking", s)
+	}
+	ttfaText, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("ttfa")))
+	if !regexp.MustCompile(`^\d+ ms$`).MatchString(ttfaText) {
+		t.Errorf("TTFA shown %q, want a number of ms", ttfaText)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("stop")),
+		poll(`window.omniStats.state === "stopped"`, 10*time.Second)); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	waitFor(t, "Stop to cancel the stream on the server", func() bool {
+		return fake.Stats().Cancelled == 1 && fake.Load().Running == 0 && fake.Load().KVBytesInUse == 0
+	})
+
+	// A short sentence plays to the end; the page offers the WAV.
+	sentence := "Hello from omni, the speech engine on ordinary CPUs."
+	if err := chromedp.Do(ctx,
+		func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+			_, err := chromedp.Evaluate[int](`document.getElementById("text").value = ""; 0`)(ctx, tg)
+			return chromedp.Void{}, err
+		},
+		chromedp.SendKeys(chromedp.ID("text"), sentence),
+		chromedp.Click(chromedp.ID("speak")),
+		poll(`window.omniStats.state === "done"`, 30*time.Second),
+	); err != nil {
+		t.Fatalf("speak a sentence: %v (page stats %v)", err, stats())
+	}
+	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	s = stats()
+	if want := servetest.FramesFor(sentence) * 1920; s.SamplesScheduled != want {
+		t.Errorf("samples scheduled %d, want %d (every frame of the stream)", s.SamplesScheduled, want)
+	}
+	if s.RTF == nil || *s.RTF <= 0 {
+		t.Errorf("RTF %v, want a positive number", s.RTF)
+	}
+	if eval(`document.getElementById("download").hidden ? 1 : 0`) != 0 {
+		t.Errorf("WAV download link hidden after speaking")
+	}
+	if p := os.Getenv("OMNI_SCREENSHOT"); p != "" {
+		if err := os.WriteFile(p, buf, 0o644); err != nil {
+			t.Errorf("write screenshot: %v", err)
+		}
+	}
+}

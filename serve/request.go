@@ -1,0 +1,338 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"unicode/utf8"
+)
+
+// Response formats and stream formats a request may name.
+const (
+	FormatWAV  = "wav"
+	FormatPCM  = "pcm"
+	FormatMP3  = "mp3"
+	FormatFLAC = "flac"
+	FormatOpus = "opus"
+	FormatAAC  = "aac"
+
+	StreamAudio = "audio"
+	StreamSSE   = "sse"
+)
+
+// unsupportedFields are vLLM-Omni request fields serve recognises but does
+// not implement; naming them in a 400 beats silently ignoring a voice clone.
+var unsupportedFields = []string{
+	"ref_audio", "ref_text", "x_vector_only_mode", "speaker_embedding",
+	"initial_codec_chunk_frames", "non_streaming_mode", "extra_params",
+}
+
+// speechParams is a decoded /v1/audio/speech body: what the synthesizer gets
+// and how serve must encode and frame the answer.
+type speechParams struct {
+	Model        string
+	Format       string // wav, pcm, mp3
+	StreamFormat string // audio, sse
+	Req          SpeechRequest
+}
+
+// requestLimits are the checks that depend on the server's configuration and
+// the model, applied by decodeSpeech.
+type requestLimits struct {
+	Info          ModelInfo
+	ModelAliases  []string
+	DefaultFormat string
+	MaxInputChars int
+}
+
+// decodeSpeech parses and validates a /v1/audio/speech body. It never panics
+// on any input; the error is a *FieldError (400), *TooLongError (413) or
+// *modelError (404).
+func decodeSpeech(body []byte, lim requestLimits) (speechParams, error) {
+	var p speechParams
+	var raw map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&raw); err != nil || raw == nil {
+		msg := "body is not a JSON object"
+		if err != nil {
+			msg += ": " + err.Error()
+		}
+		return p, &FieldError{Field: "body", Msg: msg}
+	}
+	if dec.More() {
+		return p, &FieldError{Field: "body", Msg: "trailing data after the JSON object"}
+	}
+	for _, f := range unsupportedFields {
+		if _, ok := raw[f]; ok {
+			return p, &FieldError{Field: f, Msg: "not supported by this server"}
+		}
+	}
+
+	var err error
+	if p.Model, err = optString(raw, "model"); err != nil {
+		return p, err
+	}
+	if p.Model != "" && !modelKnown(p.Model, lim) {
+		return p, &modelError{Model: p.Model}
+	}
+
+	input, err := optString(raw, "input")
+	if err != nil {
+		return p, err
+	}
+	if _, ok := raw["input"]; !ok {
+		return p, &FieldError{Field: "input", Msg: "required"}
+	}
+	if strings.TrimSpace(input) == "" {
+		return p, &FieldError{Field: "input", Msg: "empty"}
+	}
+	if !utf8.ValidString(input) {
+		return p, &FieldError{Field: "input", Msg: "not valid UTF-8"}
+	}
+	if n := utf8.RuneCountInString(input); lim.MaxInputChars > 0 && n > lim.MaxInputChars {
+		return p, &TooLongError{Field: "input", Len: n, Limit: lim.MaxInputChars, Unit: "characters"}
+	}
+	p.Req.Input = input
+
+	if p.Req.Voice, err = decodeVoice(raw, lim.Info); err != nil {
+		return p, err
+	}
+
+	if p.Req.Instructions, err = optString(raw, "instructions"); err != nil {
+		return p, err
+	}
+	if p.Req.Instructions != "" {
+		if !lim.Info.Instructions {
+			return p, &FieldError{Field: "instructions", Msg: fmt.Sprintf("model %s does not take instructions", lim.Info.Name)}
+		}
+		if n := utf8.RuneCountInString(p.Req.Instructions); lim.MaxInputChars > 0 && n > lim.MaxInputChars {
+			return p, &TooLongError{Field: "instructions", Len: n, Limit: lim.MaxInputChars, Unit: "characters"}
+		}
+	}
+
+	if p.Format, err = optString(raw, "response_format"); err != nil {
+		return p, err
+	}
+	if p.Format == "" {
+		p.Format = lim.DefaultFormat
+	}
+	switch p.Format {
+	case FormatWAV, FormatPCM, FormatMP3, FormatFLAC:
+	case FormatOpus, FormatAAC:
+		return p, &FieldError{Field: "response_format", Msg: fmt.Sprintf("%q is not supported by this server (supported: wav, pcm, mp3, flac)", p.Format)}
+	default:
+		return p, &FieldError{Field: "response_format", Msg: fmt.Sprintf("unknown format %q (supported: wav, pcm, mp3, flac)", p.Format)}
+	}
+
+	if speed, ok, err := optNumber(raw, "speed"); err != nil {
+		return p, err
+	} else if ok && speed != 1 {
+		return p, &FieldError{Field: "speed", Msg: fmt.Sprintf("%g: only 1.0 is supported", speed)}
+	}
+
+	if p.StreamFormat, err = optString(raw, "stream_format"); err != nil {
+		return p, err
+	}
+	stream, hasStream, err := optBool(raw, "stream")
+	if err != nil {
+		return p, err
+	}
+	switch p.StreamFormat {
+	case "":
+		p.StreamFormat = StreamAudio
+		if hasStream && stream {
+			p.StreamFormat = StreamSSE // vLLM-Omni: stream=true alone means SSE
+		}
+	case StreamAudio, StreamSSE:
+	default:
+		return p, &FieldError{Field: "stream_format", Msg: fmt.Sprintf("unknown %q (audio or sse)", p.StreamFormat)}
+	}
+
+	if p.Req.Language, err = decodeLanguage(raw, lim.Info); err != nil {
+		return p, err
+	}
+	if p.Req.TaskType, err = optString(raw, "task_type"); err != nil {
+		return p, err
+	}
+	switch p.Req.TaskType {
+	case "":
+	case "CustomVoice", "VoiceDesign", "Base":
+		if lim.Info.ModelType != "" && p.Req.TaskType != lim.Info.ModelType {
+			return p, &FieldError{Field: "task_type", Msg: fmt.Sprintf("%s: model %s serves %s", p.Req.TaskType, lim.Info.Name, lim.Info.ModelType)}
+		}
+	default:
+		return p, &FieldError{Field: "task_type", Msg: fmt.Sprintf("unknown %q (CustomVoice, VoiceDesign or Base)", p.Req.TaskType)}
+	}
+
+	if n, ok, err := optInt(raw, "max_new_tokens"); err != nil {
+		return p, err
+	} else if ok {
+		if n < 1 || (lim.Info.MaxNewTokens > 0 && n > int64(lim.Info.MaxNewTokens)) {
+			return p, &FieldError{Field: "max_new_tokens", Msg: fmt.Sprintf("%d outside [1, %d]", n, lim.Info.MaxNewTokens)}
+		}
+		p.Req.MaxNewTokens = int(n)
+	}
+	if n, ok, err := optInt(raw, "seed"); err != nil {
+		return p, err
+	} else if ok {
+		if n < 0 {
+			return p, &FieldError{Field: "seed", Msg: fmt.Sprintf("%d is negative", n)}
+		}
+		s := uint64(n)
+		p.Req.Seed = &s
+	}
+	if v, ok, err := optNumber(raw, "temperature"); err != nil {
+		return p, err
+	} else if ok {
+		if v < 0 || v > 100 {
+			return p, &FieldError{Field: "temperature", Msg: fmt.Sprintf("%g outside [0, 100]", v)}
+		}
+		p.Req.Temperature = &v
+	}
+	if v, ok, err := optNumber(raw, "top_p"); err != nil {
+		return p, err
+	} else if ok {
+		if v <= 0 || v > 1 {
+			return p, &FieldError{Field: "top_p", Msg: fmt.Sprintf("%g outside (0, 1]", v)}
+		}
+		p.Req.TopP = &v
+	}
+	if n, ok, err := optInt(raw, "top_k"); err != nil {
+		return p, err
+	} else if ok {
+		if n < -1 || n > 1<<20 {
+			return p, &FieldError{Field: "top_k", Msg: fmt.Sprintf("%d outside [-1, 1048576] (-1 or 0 disables)", n)}
+		}
+		k := int(n)
+		p.Req.TopK = &k
+	}
+	if v, ok, err := optNumber(raw, "repetition_penalty"); err != nil {
+		return p, err
+	} else if ok {
+		if v <= 0 || v > 100 {
+			return p, &FieldError{Field: "repetition_penalty", Msg: fmt.Sprintf("%g outside (0, 100]", v)}
+		}
+		p.Req.RepetitionPenalty = &v
+	}
+	return p, nil
+}
+
+// modelError is an unknown "model": 404.
+type modelError struct{ Model string }
+
+func (e *modelError) Error() string {
+	return fmt.Sprintf("serve: model %q is not served here", e.Model)
+}
+
+func modelKnown(m string, lim requestLimits) bool {
+	if m == lim.Info.Name {
+		return true
+	}
+	for _, a := range lim.ModelAliases {
+		if m == a {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeVoice reads "voice" (a string or {"id": string}) or its vLLM-Omni
+// alias "speaker", and checks it against the model's speakers
+// (case-insensitively, returning the model's spelling).
+func decodeVoice(raw map[string]json.RawMessage, info ModelInfo) (string, error) {
+	field := "voice"
+	msg, ok := raw["voice"]
+	if !ok {
+		if msg, ok = raw["speaker"]; ok {
+			field = "speaker"
+		}
+	}
+	var name string
+	if ok && !isNull(msg) {
+		if err := json.Unmarshal(msg, &name); err != nil {
+			var obj struct {
+				ID *string `json:"id"`
+			}
+			if err := json.Unmarshal(msg, &obj); err != nil || obj.ID == nil {
+				return "", &FieldError{Field: field, Msg: `must be a string or an object {"id": string}`}
+			}
+			name = *obj.ID
+		}
+	}
+	if name == "" {
+		if len(info.Voices) > 0 {
+			return info.Voices[0].Name, nil
+		}
+		return "", nil
+	}
+	for _, v := range info.Voices {
+		if strings.EqualFold(v.Name, name) {
+			return v.Name, nil
+		}
+	}
+	return "", &FieldError{Field: field, Msg: fmt.Sprintf("unknown voice %q (GET /v1/audio/voices lists them)", name)}
+}
+
+// decodeLanguage reads "language": "Auto", "" or a model language
+// (case-insensitive); "" in the result means automatic.
+func decodeLanguage(raw map[string]json.RawMessage, info ModelInfo) (string, error) {
+	lang, err := optString(raw, "language")
+	if err != nil || lang == "" || strings.EqualFold(lang, "auto") {
+		return "", err
+	}
+	for _, l := range info.Languages {
+		if strings.EqualFold(l, lang) {
+			return l, nil
+		}
+	}
+	return "", &FieldError{Field: "language", Msg: fmt.Sprintf("unknown language %q (Auto or one of %s)", lang, strings.Join(info.Languages, ", "))}
+}
+
+func isNull(m json.RawMessage) bool { return string(bytes.TrimSpace(m)) == "null" }
+
+func optString(raw map[string]json.RawMessage, field string) (string, error) {
+	m, ok := raw[field]
+	if !ok || isNull(m) {
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(m, &s); err != nil {
+		return "", &FieldError{Field: field, Msg: "must be a string"}
+	}
+	return s, nil
+}
+
+func optBool(raw map[string]json.RawMessage, field string) (v, ok bool, err error) {
+	m, ok := raw[field]
+	if !ok || isNull(m) {
+		return false, false, nil
+	}
+	if err := json.Unmarshal(m, &v); err != nil {
+		return false, false, &FieldError{Field: field, Msg: "must be a boolean"}
+	}
+	return v, true, nil
+}
+
+func optNumber(raw map[string]json.RawMessage, field string) (v float64, ok bool, err error) {
+	m, ok := raw[field]
+	if !ok || isNull(m) {
+		return 0, false, nil
+	}
+	if err := json.Unmarshal(m, &v); err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, false, &FieldError{Field: field, Msg: "must be a number"}
+	}
+	return v, true, nil
+}
+
+func optInt(raw map[string]json.RawMessage, field string) (v int64, ok bool, err error) {
+	m, ok := raw[field]
+	if !ok || isNull(m) {
+		return 0, false, nil
+	}
+	if err := json.Unmarshal(m, &v); err != nil {
+		return 0, false, &FieldError{Field: field, Msg: "must be an integer"}
+	}
+	return v, true, nil
+}

@@ -1,0 +1,343 @@
+package serve
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+//go:embed static
+var staticFS embed.FS
+
+// Server is the HTTP speech server over one Synthesizer. Create it with New,
+// serve it with Serve (or mount Handler), and stop it with Drain.
+type Server struct {
+	syn     Synthesizer
+	info    ModelInfo
+	cfg     Config
+	metrics *Metrics
+	handler http.Handler
+
+	draining atomic.Bool
+	waiting  atomic.Int64 // callers inside Synthesizer.Start
+	running  atomic.Int64 // streams admitted and not yet closed
+
+	// inflight counts speech requests past the draining check; Drain waits
+	// for it to reach zero.
+	mu       sync.Mutex
+	inflight int
+	idle     chan struct{} // closed when inflight drops to 0 while draining
+
+	// hardCtx is cancelled when the drain grace runs out: the streams still
+	// running are cancelled.
+	hardCtx    context.Context
+	hardCancel context.CancelFunc
+
+	srvMu sync.Mutex
+	srvs  []*http.Server
+}
+
+// New checks cfg and the synthesizer's model info and returns a server.
+func New(syn Synthesizer, cfg Config) (*Server, error) {
+	if syn == nil {
+		return nil, errors.New("serve: nil Synthesizer")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
+	info := syn.Info()
+	if info.Name == "" {
+		return nil, errors.New("serve: model info has no Name")
+	}
+	if info.SampleRate != SampleRate {
+		return nil, fmt.Errorf("serve: model %s sample rate %d, serve speaks %d only", info.Name, info.SampleRate, SampleRate)
+	}
+	s := &Server{syn: syn, info: info, cfg: cfg}
+	s.metrics = newMetrics(syn, cfg.Version,
+		func() float64 { return float64(s.running.Load()) },
+		func() float64 { return float64(s.waiting.Load()) })
+	s.hardCtx, s.hardCancel = context.WithCancel(context.Background())
+	s.handler = s.routes()
+	return s, nil
+}
+
+// Metrics returns the server's metrics, for an adapter's step-attribution
+// hook (Metrics.AddStepSeconds) or extra families.
+func (s *Server) Metrics() *Metrics { return s.metrics }
+
+// Handler returns the server's routes.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	handle := func(pattern, name string, h http.HandlerFunc) {
+		mux.Handle(pattern, promhttp.InstrumentHandlerCounter(
+			s.metrics.httpRequests.MustCurryWith(map[string]string{"handler": name}), h))
+	}
+	handle("POST /v1/audio/speech", "speech", s.handleSpeech)
+	handle("GET /v1/audio/voices", "voices", s.handleVoices)
+	handle("GET /v1/models", "models", s.handleModels)
+	handle("GET /v1/models/{id}", "model", s.handleModel)
+	handle("GET /healthz", "healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	handle("GET /readyz", "readyz", s.handleReady)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
+	static, _ := fs.Sub(staticFS, "static")
+	mux.Handle("GET /{$}", http.FileServerFS(static))
+	mux.HandleFunc("/v1/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "invalid_request_error", "", "not_found", "no route "+r.Method+" "+r.URL.Path)
+	})
+	if s.cfg.Instance == "" {
+		return mux
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(headerInstance, s.cfg.Instance)
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// headerInstance names the replica that answered (Config.Instance).
+const headerInstance = "X-Omni-Instance"
+
+func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
+	if s.draining.Load() {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "draining"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready", "model": s.info.Name})
+}
+
+func (s *Server) handleVoices(w http.ResponseWriter, r *http.Request) {
+	names := make([]string, len(s.info.Voices))
+	for i, v := range s.info.Voices {
+		names[i] = v.Name
+	}
+	voices := s.info.Voices
+	if voices == nil {
+		voices = []Voice{}
+	}
+	// "voices" is vLLM-Omni's list of names; "speakers" carries the details.
+	writeJSON(w, http.StatusOK, map[string]any{"voices": names, "speakers": voices, "uploaded_voices": []any{}})
+}
+
+// modelCard is one /v1/models entry: OpenAI's fields plus what the
+// playground needs to fill its pickers.
+type modelCard struct {
+	ID           string   `json:"id"`
+	Object       string   `json:"object"`
+	Created      int64    `json:"created"`
+	OwnedBy      string   `json:"owned_by"`
+	ModelType    string   `json:"model_type,omitempty"`
+	Languages    []string `json:"languages"`
+	Instructions bool     `json:"instructions"`
+	SampleRate   int      `json:"sample_rate"`
+	MaxNewTokens int      `json:"max_new_tokens,omitempty"`
+	MaxInput     int      `json:"max_input_chars"`
+}
+
+func (s *Server) card() modelCard {
+	langs := append([]string{"Auto"}, s.info.Languages...)
+	return modelCard{ID: s.info.Name, Object: "model", OwnedBy: "omni", ModelType: s.info.ModelType,
+		Languages: langs, Instructions: s.info.Instructions, SampleRate: s.info.SampleRate,
+		MaxNewTokens: s.info.MaxNewTokens, MaxInput: s.cfg.MaxInputChars}
+}
+
+func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []modelCard{s.card()}})
+}
+
+func (s *Server) handleModel(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if !modelKnown(id, s.limits()) {
+		writeError(w, http.StatusNotFound, "invalid_request_error", "model", "model_not_found", fmt.Sprintf("model %q is not served here", id))
+		return
+	}
+	writeJSON(w, http.StatusOK, s.card())
+}
+
+func (s *Server) limits() requestLimits {
+	return requestLimits{Info: s.info, ModelAliases: s.cfg.ModelAliases,
+		DefaultFormat: s.cfg.DefaultFormat, MaxInputChars: s.cfg.MaxInputChars}
+}
+
+// Serve accepts connections on ln (at most Config.MaxConnections at once)
+// until Drain; it returns http.ErrServerClosed after a drain.
+func (s *Server) Serve(ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
+		ReadTimeout:       s.cfg.ReadTimeout,
+		IdleTimeout:       s.cfg.IdleTimeout,
+		// No WriteTimeout: it would cut long streams. Each write sets its
+		// own deadline instead (Config.WriteTimeout).
+		MaxHeaderBytes: 64 << 10,
+	}
+	s.srvMu.Lock()
+	s.srvs = append(s.srvs, hs)
+	s.srvMu.Unlock()
+	return hs.Serve(newLimitListener(ln, s.cfg.MaxConnections))
+}
+
+// Draining reports whether Drain has been called.
+func (s *Server) Draining() bool { return s.draining.Load() }
+
+// Drain stops the server gracefully, as on SIGTERM: /readyz turns 503 and
+// new speech requests are answered 503 at once; streams in flight (and
+// requests already waiting for admission) run to their end for up to grace;
+// then the rest are cancelled, the HTTP servers started by Serve are shut
+// down, and Drain returns. It returns an error if streams had to be cancelled.
+func (s *Server) Drain(grace time.Duration) error {
+	s.draining.Store(true)
+	s.mu.Lock()
+	if s.idle == nil {
+		s.idle = make(chan struct{})
+		if s.inflight == 0 {
+			close(s.idle)
+		}
+	}
+	idle := s.idle
+	s.mu.Unlock()
+
+	var err error
+	timer := time.NewTimer(grace)
+	select {
+	case <-idle:
+		timer.Stop()
+	case <-timer.C:
+		s.mu.Lock()
+		n := s.inflight
+		s.mu.Unlock()
+		err = fmt.Errorf("serve: drain grace %v ran out with %d streams in flight; cancelled them", grace, n)
+		s.hardCancel()
+		<-idle
+	}
+	s.srvMu.Lock()
+	srvs := s.srvs
+	s.srvMu.Unlock()
+	for _, hs := range srvs {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if e := hs.Shutdown(ctx); e != nil && err == nil {
+			err = fmt.Errorf("serve: shut down http server: %w", e)
+		}
+		cancel()
+	}
+	return err
+}
+
+// enter registers a speech request in flight, or reports false when draining.
+func (s *Server) enter() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.draining.Load() {
+		return false
+	}
+	s.inflight++
+	return true
+}
+
+func (s *Server) leave() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inflight--
+	if s.inflight == 0 && s.idle != nil {
+		select {
+		case <-s.idle:
+		default:
+			close(s.idle)
+		}
+	}
+}
+
+// apiError is OpenAI's error body.
+type apiError struct {
+	Error apiErrorBody `json:"error"`
+}
+
+type apiErrorBody struct {
+	Message string  `json:"message"`
+	Type    string  `json:"type"`
+	Param   *string `json:"param"`
+	Code    *string `json:"code"`
+}
+
+func newAPIError(typ, param, code, msg string) apiError {
+	e := apiError{Error: apiErrorBody{Message: msg, Type: typ}}
+	if param != "" {
+		e.Error.Param = &param
+	}
+	if code != "" {
+		e.Error.Code = &code
+	}
+	return e
+}
+
+func writeError(w http.ResponseWriter, status int, typ, param, code, msg string) {
+	writeJSON(w, status, newAPIError(typ, param, code, msg))
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"error":{"message":"encode response","type":"server_error","param":null,"code":null}}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
+
+// errorStatus maps a decode, admission or synthesizer error to its HTTP
+// answer: status, OpenAI error type, param, code, and Retry-After seconds.
+func (s *Server) errorStatus(err error) (status int, body apiError, retryAfter int) {
+	var fe *FieldError
+	var ce *CapacityError
+	var te *TooLongError
+	var me *modelError
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &fe):
+		return http.StatusBadRequest, newAPIError("invalid_request_error", fe.Field, "invalid_value", fe.Field+": "+fe.Msg), 0
+	case errors.As(err, &me):
+		return http.StatusNotFound, newAPIError("invalid_request_error", "model", "model_not_found", fmt.Sprintf("model %q is not served here (GET /v1/models lists it)", me.Model)), 0
+	case errors.As(err, &te):
+		return http.StatusRequestEntityTooLarge, newAPIError("invalid_request_error", te.Field, "input_too_long",
+			fmt.Sprintf("%s: %d %s, limit %d", te.Field, te.Len, te.Unit, te.Limit)), 0
+	case errors.As(err, &mbe):
+		return http.StatusRequestEntityTooLarge, newAPIError("invalid_request_error", "body", "body_too_large",
+			fmt.Sprintf("body: larger than %d bytes", mbe.Limit)), 0
+	case errors.As(err, &ce):
+		ra := ce.RetryAfter
+		if ra <= 0 {
+			ra = s.cfg.RetryAfter
+		}
+		sec := int((ra + time.Second - 1) / time.Second)
+		return http.StatusTooManyRequests, newAPIError("rate_limit_error", "", "over_capacity", ce.Reason), max(sec, 1)
+	case errors.Is(err, ErrDraining):
+		return http.StatusServiceUnavailable, newAPIError("server_error", "", "draining", "the server is draining; retry on another replica"), 0
+	}
+	return http.StatusInternalServerError, newAPIError("server_error", "", "internal_error", err.Error()), 0
+}
+
+func (s *Server) writeErr(w http.ResponseWriter, err error) {
+	status, body, ra := s.errorStatus(err)
+	if ra > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(ra))
+	}
+	if status >= 500 {
+		s.cfg.Logger.Warn("speech request failed", "status", status, "err", err)
+	}
+	writeJSON(w, status, body)
+}
