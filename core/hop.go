@@ -7,10 +7,10 @@ import (
 	"github.com/omni-tts/omni/stats"
 )
 
-// ChunkSink is the codec stage (stage 1): it consumes every chunk of every
-// stream in order, on one goroutine. Until omni has the codec decoder the
-// default sink only records (ChunkLog). Consume must not keep c.Codes past
-// its return unless it copies them.
+// ChunkSink observes every chunk of every stream in order, on the codec
+// stage's goroutine, before the codec (Config.Codec) decodes it; ChunkLog
+// records them. Consume must not keep c.Codes past its return unless it
+// copies them.
 type ChunkSink interface {
 	Consume(c *Chunk) error
 }
