@@ -209,6 +209,15 @@ func (s *Stream) Codes() [][Codebooks]int32 {
 	return out
 }
 
+// Unread returns the decoded samples queued on the stream and not yet
+// read (the codec stage parks the stream's chunks while it is over
+// Config.MaxUnreadMS).
+func (s *Stream) Unread() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.unread
+}
+
 // Arrivals returns the audio-carrying chunks the codec stage received so far.
 func (s *Stream) Arrivals() []Arrival {
 	s.mu.Lock()

@@ -301,3 +301,39 @@ func guestModule(t *testing.T) []byte {
 	}
 	return b
 }
+
+// TestSpeechUnreadBound: a reader that reads nothing for a while holds at
+// most the bound plus the chunks decoded in the batch that crossed it (the
+// hop's 4 chunks of at most 25 frames), not the whole stream; once it reads,
+// it gets every sample of its codes, exact.
+func TestSpeechUnreadBound(t *testing.T) {
+	ctx := context.Background()
+	const frames, boundMS = 400, 160
+	e, err := host.Open(ctx, host.Options{Model: "synth:tiny", Threads: 1, Engine: core.Config{MaxUnreadMS: boundMS}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	go e.Run(ctx)
+	req, err := e.Request(core.TextInput{Text: "Wait for me."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.MaxFrames, req.Talker.MinTokens, req.Talker.Seed = frames, frames, core.Seed(9)
+	s, err := e.Submit(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond) // the engine runs ahead; the reader does not read
+	limit := boundMS/80*1920 + 4*25*1920
+	if u := s.Unread(); u > limit {
+		t.Errorf("%d samples unread, want at most %d (bound + one batch)", u, limit)
+	}
+	h := listen(t, s, nil)
+	if h.end.Reason != core.EndLength || len(h.pcm) != frames*1920 {
+		t.Fatalf("end %v, %d samples; want length, %d", h.end.Reason, len(h.pcm), frames*1920)
+	}
+	if i := sameBits(h.pcm, decodeAlone(t, h.codes)); i >= 0 {
+		t.Fatalf("sample %d differs from the codec alone", i)
+	}
+}
