@@ -114,3 +114,27 @@ func TestSayInterrupted(t *testing.T) {
 			rate, ch, n, strings.TrimSpace(string(head)))
 	}
 }
+
+// TestSayIsRunThenDecode: omni say of a seeded request writes the very WAV
+// that omni run's codes of the same request, decoded by omni decode (the
+// codec alone), give.
+func TestSayIsRunThenDecode(t *testing.T) {
+	dir := t.TempDir()
+	req := []string{"--model", "synth:tiny", "--max-frames", "12", "--min-frames", "12", "--seed", "4", "--predictor-seed", "5"}
+	said, codes, decoded := filepath.Join(dir, "say.wav"), filepath.Join(dir, "codes.json"), filepath.Join(dir, "decode.wav")
+	var stderr bytes.Buffer
+	if code := run(append([]string{"say", "Two ways, one sound.", "-q", "-o", said}, req...), &bytes.Buffer{}, &stderr); code != 0 {
+		t.Fatalf("say: exit %d: %s", code, stderr.String())
+	}
+	if code := run(append([]string{"run", "--text", "Two ways, one sound.", "--out", codes}, req...), &bytes.Buffer{}, &stderr); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr.String())
+	}
+	if code := run([]string{"decode", codes, "-o", decoded}, &bytes.Buffer{}, &stderr); code != 0 {
+		t.Fatalf("decode: exit %d: %s", code, stderr.String())
+	}
+	a, _ := os.ReadFile(said)
+	b, _ := os.ReadFile(decoded)
+	if len(a) != 44+2*12*1920 || !bytes.Equal(a, b) {
+		t.Fatalf("say wrote %d bytes, run + decode %d: not the same WAV", len(a), len(b))
+	}
+}
