@@ -55,7 +55,13 @@ func (st *codecStage) blocked(s *Stream, force bool) bool {
 	if s.parked > 0 {
 		return true
 	}
-	if force || st.maxUnread == 0 || s.isCancelled() {
+	if force || s.isCancelled() {
+		return false
+	}
+	if s.held.Load() {
+		return true
+	}
+	if st.maxUnread == 0 {
 		return false
 	}
 	s.mu.Lock()

@@ -57,6 +57,7 @@ func (f *Feed) Push(ev Event, now time.Duration) bool {
 		if lo, hi := c.First-c.LeftContext, c.First+c.Frames; lo >= 0 && lo <= hi && hi <= len(s.codes) {
 			c.Codes = s.codes[lo:hi:hi]
 		}
+		s.unread += len(c.PCM)
 		if c.Frames > 0 {
 			s.arrivals = append(s.arrivals, Arrival{At: now, AudioMS: c.AudioMS()})
 			s.play.Arrive(ms(now), c.AudioMS())

@@ -59,7 +59,7 @@ func (h *hop) put(c *Chunk) {
 		c.PutAt = t
 		h.putMS.Add(0)
 		h.batch = append(h.batch[:0], c)
-		h.deliver(h.batch, true)
+		h.deliver(h.batch, false) // inline engines have no bound, but Hold holds
 		h.batch[0] = nil
 		return
 	}
@@ -111,8 +111,8 @@ func (h *hop) run() {
 }
 
 // deliver passes the chunks to the sink, decodes them (the codec stage)
-// and hands them to their streams. force ignores the unread-audio bound
-// (closing, or inline mode where the host drains every event each step).
+// and hands them to their streams. force (closing) ignores the unread-audio
+// bound and holds.
 func (h *hop) deliver(batch []*Chunk, force bool) {
 	t := h.now()
 	for _, c := range batch {

@@ -50,6 +50,7 @@ type Stream struct {
 	submitted time.Duration
 	cancelled atomic.Bool
 	stopCtx   func() bool
+	held      atomic.Bool // Hold: its chunks wait in the codec stage
 
 	// owned by the step goroutine
 	prompt    Prompt // the row recipe (empty for an embedded prompt)
@@ -207,6 +208,17 @@ func (s *Stream) Codes() [][Codebooks]int32 {
 	out := make([][Codebooks]int32, len(s.codes))
 	copy(out, s.codes)
 	return out
+}
+
+// Hold parks (on) or releases (off) the stream's chunks in the codec stage,
+// as the unread-audio bound does: a host whose reader of a remote stream
+// (a WASI guest's, mirrored in a Feed) falls behind holds the guest's
+// stream so its audio waits as codes. A released inline engine delivers
+// them at its next Step.
+func (s *Stream) Hold(on bool) {
+	if s.held.Swap(on) && !on && s.stage != nil {
+		s.stage.wakeUp()
+	}
 }
 
 // Unread returns the decoded samples queued on the stream and not yet

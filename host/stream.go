@@ -14,6 +14,7 @@ import (
 type wasiStream struct {
 	feed       *core.Feed
 	cancelSent bool // owned by the step goroutine
+	held       bool // the guest holds its chunks (its reader is over the bound)
 }
 
 // event converts a guest event to the core.Event it stands for.

@@ -228,6 +228,25 @@ func (e *wasiEngine) Step() (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	// A reader over the unread-audio bound holds its guest stream (its
+	// chunks wait in the guest as codes); catching up releases it.
+	if bound := e.unreadBound(); bound > 0 {
+		for id, st := range e.streams {
+			over := st.feed.Stream().Unread() > bound
+			if over == st.held {
+				continue
+			}
+			op := abi.CmdRelease
+			if over {
+				op = abi.CmdHold
+			}
+			if _, err := in.command(&abi.Command{Op: op, Stream: id}); err != nil && errors.Is(err, ErrTrapped) {
+				e.lost(err)
+				return false, err
+			}
+			st.held = over
+		}
+	}
 	for id, st := range e.streams {
 		if !st.cancelSent && st.feed.Cancelled() {
 			st.cancelSent = true
@@ -288,12 +307,46 @@ func (e *wasiEngine) Run(ctx context.Context) error {
 			}
 			continue
 		}
+		var poll <-chan time.Time
+		if e.holding() {
+			// a held stream's reader may catch up: look again soon
+			poll = time.After(10 * time.Millisecond)
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-e.wake:
+		case <-poll:
 		}
 	}
+}
+
+// unreadBound returns the unread audio (samples) over which a stream is
+// held (Engine.MaxUnreadMS; 0: none, or no codec).
+func (e *wasiEngine) unreadBound() int {
+	if e.opts.codecLoad == nil {
+		return 0
+	}
+	ms := e.opts.Engine.MaxUnreadMS
+	if ms == 0 {
+		ms = core.DefaultMaxUnreadMS
+	}
+	if ms < 0 {
+		return 0
+	}
+	return max(1, int(ms/core.FrameMS)) * 1920
+}
+
+// holding reports whether some stream is held.
+func (e *wasiEngine) holding() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, st := range e.streams {
+		if st.held {
+			return true
+		}
+	}
+	return false
 }
 
 // Load implements Engine.

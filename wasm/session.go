@@ -86,6 +86,13 @@ func (s *Session) run(c *abi.Command, r *abi.Reply) error {
 		return s.create(c.Model)
 	case abi.CmdSubmit:
 		return s.submit(c.Stream, c.Request)
+	case abi.CmdHold, abi.CmdRelease:
+		st, ok := s.streams[c.Stream]
+		if !ok {
+			return nil // ended in the meantime: nothing to hold
+		}
+		st.s.Hold(c.Op == abi.CmdHold)
+		return nil
 	case abi.CmdCancel:
 		st, ok := s.streams[c.Stream]
 		if !ok {

@@ -10,6 +10,8 @@ import "encoding/json"
 //	create: Model (an EngineSpec)
 //	submit: Stream, Request (a core.Request as JSON)
 //	cancel: Stream
+//	hold, release: Stream (park its chunks as codes in the codec stage while
+//	        the host's reader is behind; release delivers them at the next step)
 //	step:   —  (one engine step; the reply lists the events it produced)
 //	load:   —  (the engine's load)
 //	probe:  Probe
@@ -54,15 +56,17 @@ type SuiteSpec struct {
 
 // Command ops.
 const (
-	CmdCreate = "create"
-	CmdSubmit = "submit"
-	CmdCancel = "cancel"
-	CmdStep   = "step"
-	CmdLoad   = "load"
-	CmdProbe  = "probe"
-	CmdClose  = "close"
-	CmdSuite  = "conformance"
-	CmdCodec  = "codec"
+	CmdCreate  = "create"
+	CmdSubmit  = "submit"
+	CmdHold    = "hold"
+	CmdRelease = "release"
+	CmdCancel  = "cancel"
+	CmdStep    = "step"
+	CmdLoad    = "load"
+	CmdProbe   = "probe"
+	CmdClose   = "close"
+	CmdSuite   = "conformance"
+	CmdCodec   = "codec"
 )
 
 // EngineSpec describes the engine the guest builds: the model's config (a
