@@ -58,6 +58,14 @@ func TestSayWAVReadBySox(t *testing.T) {
 			t.Errorf("%s: sox reads rate %s, %s channel(s), %d samples; want 24000, 1, %d", filepath.Base(p), rate, ch, n, 12*1920)
 		}
 	}
+	if _, err := exec.LookPath("ffprobe"); err == nil {
+		for _, p := range []string{file, pipe} {
+			out, err := exec.Command("ffprobe", "-v", "error", "-show_entries", "stream=sample_rate,channels,codec_name", "-of", "csv=p=0", p).Output()
+			if got := strings.TrimSpace(string(out)); err != nil || got != "pcm_s16le,24000,1" {
+				t.Errorf("%s: ffprobe says %q (%v), want pcm_s16le,24000,1", filepath.Base(p), got, err)
+			}
+		}
+	}
 	a, _ := os.ReadFile(file)
 	b := stdout.Bytes()
 	if len(a) != len(b) || !bytes.Equal(a[44:], b[44:]) {
