@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -144,5 +146,36 @@ func TestSayIsRunThenDecode(t *testing.T) {
 	b, _ := os.ReadFile(decoded)
 	if len(a) != 44+2*12*1920 || !bytes.Equal(a, b) {
 		t.Fatalf("say wrote %d bytes, run + decode %d: not the same WAV", len(a), len(b))
+	}
+}
+
+// TestRunText: omni run --text tokenizes with the model's tokenizer (the
+// Hugging Face ids of "Hello, world." are 9707, 11, 1879, 13) and takes the
+// model type's layout; --text-ids takes ids as given; an unknown speaker is
+// refused naming the field.
+func TestRunText(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		ids  []int32
+	}{
+		{[]string{"--text", "Hello, world.", "--language", "English", "--speaker", "vivian"}, []int32{9707, 11, 1879, 13}},
+		{[]string{"--text-ids", "5,6,7"}, []int32{5, 6, 7}},
+	} {
+		var out, errb bytes.Buffer
+		args := append([]string{"run", "--model", "synth:tiny", "--max-frames", "3"}, c.args...)
+		if code := run(args, &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errb.String())
+		}
+		var f codesFile
+		if err := json.Unmarshal(out.Bytes(), &f); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(f.TextIDs, c.ids) || f.Frames == 0 {
+			t.Errorf("%v: text ids %v, %d frames; want %v", c.args, f.TextIDs, f.Frames, c.ids)
+		}
+	}
+	var errb bytes.Buffer
+	if code := run([]string{"run", "--model", "synth:tiny", "--text", "Hi.", "--speaker", "nobody"}, &bytes.Buffer{}, &errb); code == 0 || !strings.Contains(errb.String(), "nobody") {
+		t.Errorf("unknown speaker: exit %d, %s", code, errb.String())
 	}
 }
