@@ -74,6 +74,20 @@ func (st *codecStage) blocked(s *Stream, force bool) bool {
 // chunks ready to deliver in ready (parked ones are kept for later). With
 // force the bound is ignored (the engine is closing).
 func (st *codecStage) process(batch []*Chunk, ready []*Chunk, force bool, now func() float64) ([]*Chunk, error) {
+	// Closing: parked chunks are not decoded (a stream whose reader left
+	// could hold its whole length); their streams end cancelled (ErrClosed).
+	if force && len(st.parked) > 0 {
+		for _, c := range st.parked {
+			c.Stream.parked--
+			c.Stream.setDecErr(ErrClosed)
+			if c.Final {
+				c.Stream.closeDecoder()
+			}
+			ready = append(ready, c)
+		}
+		clear(st.parked)
+		st.parked = st.parked[:0]
+	}
 	// Chunks parked earlier whose stream's reader has caught up go first.
 	var firstErr error
 	if len(st.parked) > 0 {

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -281,6 +282,9 @@ func (s *Stream) arrived(c *Chunk) {
 		s.end = End{Reason: s.reason, Err: s.err, Frames: len(s.codes), Cap: s.cap}
 		if s.decErr != nil && s.end.Reason != EndCancelled && s.end.Reason != EndError {
 			s.end.Reason, s.end.Err = EndError, s.decErr
+			if errors.Is(s.decErr, ErrClosed) { // its audio was dropped at Close
+				s.end.Reason = EndCancelled
+			}
 		}
 		s.events = append(s.events, Event{Kind: EventEnd, End: s.end})
 	}

@@ -352,3 +352,38 @@ func unreadBound(t *testing.T, o host.Options) {
 		t.Fatalf("sample %d differs from the codec alone", i)
 	}
 }
+
+// TestSpeechCloseDropsParkedAudio: closing an engine does not decode the
+// chunks a stream parked for its absent reader (they could be its whole
+// length); that stream ends cancelled with core.ErrClosed.
+func TestSpeechCloseDropsParkedAudio(t *testing.T) {
+	ctx := context.Background()
+	e, err := host.Open(ctx, host.Options{Model: "synth:tiny", Threads: 1, Engine: core.Config{MaxUnreadMS: 160}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go e.Run(ctx)
+	req, err := e.Request(core.TextInput{Text: "Nobody listens."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.MaxFrames, req.Talker.MinTokens = 2000, 2000
+	s, err := e.Submit(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s.Unread() == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	h := listen(t, s, nil)
+	if h.end.Reason != core.EndCancelled || !errors.Is(h.end.Err, core.ErrClosed) {
+		t.Fatalf("end %v (%v), want cancelled by core.ErrClosed", h.end.Reason, h.end.Err)
+	}
+	if len(h.pcm) >= len(h.codes)*1920 {
+		t.Errorf("%d samples for %d frames: the parked audio was decoded at Close", len(h.pcm), len(h.codes))
+	}
+}
