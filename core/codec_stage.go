@@ -49,13 +49,12 @@ func newCodecStage(m *codec.Model, maxUnreadMS float64, rec *stats.Recorder) *co
 }
 
 // blocked reports whether s's chunks must wait: it has parked chunks
-// already (order) or its reader is over the bound. force (closing) ignores
-// the bound.
-func (st *codecStage) blocked(s *Stream, force bool) bool {
+// already (order), it is held, or its reader is over the bound.
+func (st *codecStage) blocked(s *Stream) bool {
 	if s.parked > 0 {
 		return true
 	}
-	if force || s.isCancelled() {
+	if s.isCancelled() {
 		return false
 	}
 	if s.held.Load() {
@@ -72,18 +71,23 @@ func (st *codecStage) blocked(s *Stream, force bool) bool {
 
 // process decodes the chunks of batch (in order per stream) and returns the
 // chunks ready to deliver in ready (parked ones are kept for later). With
-// force the bound is ignored (the engine is closing).
+// force (the engine is closing) parked chunks and chunks that would park
+// are delivered undecoded.
 func (st *codecStage) process(batch []*Chunk, ready []*Chunk, force bool, now func() float64) ([]*Chunk, error) {
-	// Closing: parked chunks are not decoded (a stream whose reader left
-	// could hold its whole length); their streams end cancelled (ErrClosed).
+	// Closing: parked chunks, and chunks that would park, are not decoded
+	// (a stream whose reader left could hold its whole length); their
+	// streams end cancelled (ErrClosed).
+	drop := func(c *Chunk) {
+		c.Stream.setDecErr(ErrClosed)
+		if c.Final {
+			c.Stream.closeDecoder()
+		}
+		ready = append(ready, c)
+	}
 	if force && len(st.parked) > 0 {
 		for _, c := range st.parked {
 			c.Stream.parked--
-			c.Stream.setDecErr(ErrClosed)
-			if c.Final {
-				c.Stream.closeDecoder()
-			}
-			ready = append(ready, c)
+			drop(c)
 		}
 		clear(st.parked)
 		st.parked = st.parked[:0]
@@ -97,7 +101,7 @@ func (st *codecStage) process(batch []*Chunk, ready []*Chunk, force bool, now fu
 			c.Stream.parked--
 		}
 		for _, c := range st.parked {
-			if st.blocked(c.Stream, force) {
+			if st.blocked(c.Stream) {
 				c.Stream.parked++
 				still = append(still, c)
 				continue
@@ -113,7 +117,11 @@ func (st *codecStage) process(batch []*Chunk, ready []*Chunk, force bool, now fu
 	}
 	work := batch[:0:0]
 	for _, c := range batch {
-		if st.blocked(c.Stream, force) {
+		if force && (c.Stream.decErr != nil || st.blocked(c.Stream)) {
+			drop(c)
+			continue
+		}
+		if st.blocked(c.Stream) {
 			c.Stream.parked++
 			st.parked = append(st.parked, c)
 			continue

@@ -111,8 +111,8 @@ func (h *hop) run() {
 }
 
 // deliver passes the chunks to the sink, decodes them (the codec stage)
-// and hands them to their streams. force (closing) ignores the unread-audio
-// bound and holds.
+// and hands them to their streams. force (closing) delivers the chunks held
+// back by the unread-audio bound or Hold without decoding them.
 func (h *hop) deliver(batch []*Chunk, force bool) {
 	t := h.now()
 	for _, c := range batch {
