@@ -43,6 +43,7 @@ type openedEngine struct {
 	batch   int
 	// codecThreads is the codec stage's pool size (when audio is on)
 	codecThreads int
+	kvBudget     int64 // the engine's KV budget in bytes (0 = none)
 	rec          *stats.Recorder // nil in WASI mode: the guest keeps no dump
 	cleanup      func()          // closes the source, removes a temporary stats dir
 }
@@ -84,7 +85,7 @@ func (f *engineFlags) openEngine(ctx context.Context, g *Globals, maxBatch int, 
 	o := host.Options{Model: f.Model, Source: src, Precision: prec, Mode: mode, MaxBatch: maxBatch, Threads: threads,
 		Engine: f.engineConfig(prof), Stderr: g.Stderr,
 		Codec: host.CodecSettings{Off: !f.audio, Spec: f.Codec, Precision: f.CodecPrec, Threads: f.codecThreads(prof)}}
-	oe.codecThreads = o.Codec.Threads
+	oe.codecThreads, oe.kvBudget = o.Codec.Threads, o.Engine.KVBudgetBytes
 	if mode == host.Native {
 		dir := f.StatsDir
 		if dir == "" {

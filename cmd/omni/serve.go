@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/omni-tts/omni/host"
 	"github.com/omni-tts/omni/serve"
 	"github.com/omni-tts/omni/serve/servetest"
 )
@@ -44,10 +45,11 @@ type serveCmd struct {
 // SIGINT, then drains (readiness false, new requests 503, streams in flight
 // finish within --grace) and exits 0.
 func (c *serveCmd) Run(g *Globals, ctx context.Context) error {
-	syn, err := c.synthesizer(g)
+	syn, closeEngine, err := c.synthesizer(ctx, g)
 	if err != nil {
 		return err
 	}
+	defer closeEngine()
 	log := slog.New(slog.NewTextHandler(g.Stderr, nil))
 	srv, err := serve.New(syn, serve.Config{
 		ModelAliases: c.ModelAlias, DefaultFormat: c.DefaultFormat, MaxBodyBytes: c.MaxBody,
@@ -85,23 +87,49 @@ func (c *serveCmd) Run(g *Globals, ctx context.Context) error {
 	return errSignalHandled // a drain is serve's normal end: exit 0
 }
 
-// synthesizer returns the fake under --fake, else the engine's.
-func (c *serveCmd) synthesizer(g *Globals) (serve.Synthesizer, error) {
+// synthesizer returns the fake under --fake, else the engine's, with the
+// function that stops and closes it (after the server has drained).
+func (c *serveCmd) synthesizer(ctx context.Context, g *Globals) (serve.Synthesizer, func(), error) {
 	if c.Fake {
 		info := servetest.DefaultInfo()
 		info.Name = c.ModelName
-		return &servetest.Fake{Model: info, FrameTime: c.FakeFrameTime, Capacity: c.FakeCapacity}, nil
+		return &servetest.Fake{Model: info, FrameTime: c.FakeFrameTime, Capacity: c.FakeCapacity}, func() {}, nil
 	}
 	if err := c.check(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return newEngineSynthesizer(g, &c.engineFlags, c.ModelName)
+	return newEngineSynthesizer(ctx, g, &c.engineFlags, c.ModelName)
 }
 
-// newEngineSynthesizer builds the serve.Synthesizer over the engine for the
-// model the flags name, served under modelName.
-func newEngineSynthesizer(g *Globals, f *engineFlags, modelName string) (serve.Synthesizer, error) {
-	return nil, fmt.Errorf("serve: model %s: engine adapter not wired (use --fake to serve a test tone)", f.Model)
+// newEngineSynthesizer opens the engine the flags name (with its codec
+// stage), runs it, and returns the serve.Synthesizer over it, served under
+// modelName, with the function that stops and closes the engine.
+func newEngineSynthesizer(ctx context.Context, g *Globals, f *engineFlags, modelName string) (serve.Synthesizer, func(), error) {
+	f.audio = true
+	logf := func(format string, a ...any) { fmt.Fprintf(g.Stderr, "serve: "+format+"\n", a...) }
+	oe, err := f.openEngine(ctx, g, 0, host.Native, logf)
+	if err != nil {
+		return nil, nil, err
+	}
+	syn, err := serve.NewEngineSynthesizer(oe.Engine, serve.EngineOptions{
+		Name: modelName, KVBudgetBytes: oe.kvBudget, MaxNewTokens: f.MaxNewTokens})
+	if err != nil {
+		oe.Close()
+		return nil, nil, err
+	}
+	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	ran := make(chan struct{})
+	go func() {
+		defer close(ran)
+		if err := oe.Run(runCtx); err != nil && !errors.Is(err, context.Canceled) {
+			logf("engine: %v", err)
+		}
+	}()
+	return syn, func() {
+		stop()
+		<-ran
+		oe.Close()
+	}, nil
 }
 
 // buildVersion is the module version of the binary, or "dev".
