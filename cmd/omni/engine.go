@@ -43,7 +43,7 @@ type openedEngine struct {
 	batch   int
 	// codecThreads is the codec stage's pool size (when audio is on)
 	codecThreads int
-	kvBudget     int64 // the engine's KV budget in bytes (0 = none)
+	kvBudget     int64           // the engine's KV budget in bytes (0 = none)
 	rec          *stats.Recorder // nil in WASI mode: the guest keeps no dump
 	cleanup      func()          // closes the source, removes a temporary stats dir
 }
