@@ -7,7 +7,7 @@ import (
 )
 
 // TestChunkerRamp checks the ramp against the chunk boundaries written out
-// from research/vllm_omni_edge.md §6.2: chunk i covers [cum(i−1), cum(i))
+// from docs/SCHEDULING.md §5: chunk i covers [cum(i−1), cum(i))
 // with cum = 2, 6, 14, 30, 55, then +25 per chunk; the left context is
 // min(first, 72) frames; a finish flushes the rest.
 func TestChunkerRamp(t *testing.T) {

@@ -72,7 +72,7 @@ type Config struct {
 	Stats *stats.Recorder
 }
 
-// Throttle configures prefill throttling (research/vllm_omni_edge.md §2.2):
+// Throttle configures prefill throttling (docs/SCHEDULING.md §3):
 // a waiting request is not prefilled while some running stream whose
 // playback has started has sched.ShouldThrottlePrefills(slack,
 // next_chunk_eta, MarginMS), where next_chunk_eta is sched.NextChunkETA of

@@ -61,7 +61,7 @@ type End struct {
 }
 
 // Chunk is a group of consecutive frames handed to the codec stage, with the
-// left context the decoder needs (research/vllm_omni_edge.md §6.2).
+// left context the decoder needs (docs/SCHEDULING.md §5).
 type Chunk struct {
 	Stream      *Stream // the stream the chunk belongs to
 	Index       int     // 0-based chunk index within the stream

@@ -31,7 +31,7 @@ type SpecialIDs struct {
 }
 
 // Qwen3TTSIDs returns the ids of the released Qwen3-TTS 12 Hz checkpoints
-// (research/qwen3_tts.md A.1): text specials 151644/77091/198 and
+// (docs/MODEL.md §1): text specials 151644/77091/198 and
 // 151671..151673, codec specials 2148..2157, the twelve language ids and
 // the nine CustomVoice speakers.
 func Qwen3TTSIDs() SpecialIDs {

@@ -3,7 +3,7 @@ package core
 import "time"
 
 // PlaybackReport is how a player fed by a stream's chunks fares
-// (research/vllm_omni_edge.md §4.1), times relative to the request's
+// (docs/SCHEDULING.md §2), times relative to the request's
 // submission.
 type PlaybackReport struct {
 	TTFAMS float64 // first audio-carrying chunk's arrival

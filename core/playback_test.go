@@ -14,7 +14,7 @@ func arrivals(pairs ...float64) []Arrival {
 }
 
 // TestPlaybackWorkedNumbers uses the stream-latency metrics' worked numbers
-// (research/vllm_omni_edge.md §5, test_stream_latency_metrics): the default
+// (docs/SCHEDULING.md §2, the original test_stream_latency_metrics): the default
 // 1-then-25 schedule arriving at 30/190/348 ms gives TTFA 30, playback start
 // 110 and one 80 ms stall at chunk 1; fast arrivals (4, 8, 25 frames at
 // 30/100/200 ms) start at TTFA without stalls.

@@ -21,8 +21,8 @@ type Prompt struct {
 	Pad      int32
 }
 
-// BuildPrompt builds the Qwen3-TTS talker prompt of r (research/qwen3_tts.md
-// A.4), r validated against ids:
+// BuildPrompt builds the Qwen3-TTS talker prompt of r (docs/MODEL.md §4),
+// r validated against ids:
 //
 //	instruct rows         the instruction's ids, when given   (no codec part)
 //	3 role rows           <|im_start|> assistant \n          (no codec part)

@@ -8,7 +8,7 @@ import (
 // row is shorthand for a PromptRow in the expected layouts below.
 func row(text, codec int32) PromptRow { return PromptRow{Text: text, Codec: codec} }
 
-// The expected prompts are written out from research/qwen3_tts.md A.4 with
+// The expected prompts are written out from docs/MODEL.md §4 with
 // the released ids (im_start 151644, assistant 77091, "\n" 198, tts_pad
 // 151671, tts_bos 151672, tts_eos 151673, codec_pad 2148, codec_bos 2149,
 // think 2154, nothink 2155, think_bos 2156, think_eos 2157, english 2050,

@@ -21,7 +21,7 @@ func DefaultPredictorSampling() sampler.Params { return sampler.DefaultQwen3TTS(
 // Seed returns a pointer to s, for sampler.Params.Seed.
 func Seed(s int64) *int64 { return &s }
 
-// Layout chooses how the text enters the talker prompt (research A.4).
+// Layout chooses how the text enters the talker prompt (docs/MODEL.md §4).
 type Layout int
 
 const (

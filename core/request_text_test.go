@@ -34,7 +34,7 @@ func textIDs(kind string, instruct bool) SpecialIDs {
 }
 
 // TestTextRequestRows checks the instruct rows (text only, before the role
-// rows) and the per-type default layout against research A.4.
+// rows) and the per-type default layout against docs/MODEL.md §4.
 func TestTextRequestRows(t *testing.T) {
 	ids := textIDs("custom_voice", true)
 	r, err := ids.TextRequest(fakePrompter{}, TextInput{Text: "ab", Language: "English", Speaker: "VIVIAN", Instruct: "x"})

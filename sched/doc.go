@@ -20,6 +20,6 @@
 //
 // What touches the machine — probing this host's CPU, reading the user's
 // profile directory, the calibration cache files — is package deploy.
-// sched imports the standard library and stats only, so the WASI guest
+// sched imports the standard library only, so the WASI guest
 // links policy and nothing else (a test checks it).
 package sched

@@ -10,7 +10,7 @@ import (
 )
 
 // The codec decoder's per-frame sequence of kernel calls (Qwen3-TTS 12 Hz
-// "code2wav", research note A.7), for B streams batched as segments, with
+// "code2wav", docs/MODEL.md and docs/PERF.md), for B streams batched as segments, with
 // random weights of the real shapes (each layer its own, so the weights
 // stream from memory as in the model): the upsample stages (transposed conv
 // k=2 s=2 and ConvNeXt 1024↔4096 at 2 and 4 rows), the initial conv k=7
