@@ -16,7 +16,7 @@ type Model struct {
 	spf       int // samples per frame
 
 	rvqFirst, rvqRest   int32 // codebook tables (rest: 15 stacked)
-	projFirst, projRest lin // RVQ output projections
+	projFirst, projRest lin   // RVQ output projections
 	preConv             int32
 	inProj              lin
 	layers              []layerW
