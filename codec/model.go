@@ -330,9 +330,11 @@ func build(cfg Config, get weightSet, b Backend, precision string) (_ *Model, er
 }
 
 // Precisions returns the precision names the codec takes: "fp32" (the
-// reference), "int8" (every matrix and convolution in the backend's int8)
-// and "mixed" (see MixedRows). The backend must offer fp32 and int8.
-func Precisions() []string { return []string{"fp32", "int8", "mixed"} }
+// reference), "bf16" (every matrix and convolution stored in bfloat16 and
+// computed in fp32: half the weight bytes), "int8" (every matrix and
+// convolution in the backend's int8) and "mixed" (see MixedRows). The
+// backend must offer fp32, bf16 (convolutions) and int8.
+func Precisions() []string { return []string{"fp32", "bf16", "int8", "mixed"} }
 
 // MixedRows is the largest rows per stream and frame at which precision
 // "mixed" puts a layer in int8; layers with more rows stay fp32.

@@ -21,7 +21,8 @@ type convTask struct {
 	rows bool            // the AVX2 row list (listRows, runRows)
 	g    int             // rows of the grouped kernel (1: the generic loop)
 	kern convGroupKernel // the grouped kernel when g > 1
-	w    *F32Matrix
+	w    *F32Matrix      // the dims, and the fp32 weights when wb is nil
+	wb   []uint16        // bf16 weights (conv_bf16.go), or nil
 	jobs []convJob
 	bias []float32 // nil, or added to every job row's outputs
 
@@ -44,9 +45,12 @@ func (t *convTask) RunRange(lo, hi int) {
 		pe := min(pc+chunk, hi)
 		for i := range t.jobs {
 			j := &t.jobs[i]
-			if t.g > 1 {
+			switch {
+			case t.wb != nil:
+				convGemmBF16Generic(j.y, j.ldy, j.x, j.ldx, j.m, t.w, t.wb, pc, pe)
+			case t.g > 1:
 				convGemmGroups(t.g, t.kern, j.y, j.ldy, j.x, j.ldx, j.m, t.w, pc, pe, j.pad)
-			} else {
+			default:
 				convGemmGeneric(j.y, j.ldy, j.x, j.ldx, j.m, t.w, pc, pe)
 			}
 		}
@@ -113,10 +117,10 @@ func (t *convTask) runRows(lo, hi int) {
 		nf := max(0, min(n, full-pc))
 		for g0 := 0; g0 < len(t.yp); g0 += 6 {
 			if nf > 0 {
-				gemmF32x6RowsAVX2(&t.yp[g0], &t.xp[g0], unsafe.Pointer(&w.data[pc*pb]), k, nf, 4*pc*PanelRows)
+				t.rows6(&t.yp[g0], &t.xp[g0], pc*pb, k, nf, 4*pc*PanelRows)
 			}
 			for p := pc + nf; p < pc+n; p++ {
-				gemmF32x6RowsAVX2(&t.tp[0], &t.xp[g0], unsafe.Pointer(&w.data[p*pb]), k, 1, 0)
+				t.rows6(&t.tp[0], &t.xp[g0], p*pb, k, 1, 0)
 				nr := w.rows - p*PanelRows
 				for r := 0; r < 6; r++ {
 					j := &t.jobs[t.rowJob[g0+r]]
@@ -129,6 +133,18 @@ func (t *convTask) runRows(lo, hi int) {
 	}
 }
 
+// rows6 runs the row-list kernel of the task's weights on np panels from
+// weight element off.
+func (t *convTask) rows6(yp, xp *uintptr, off, k, np, yoff int) {
+	if t.wb != nil {
+		_ = t.wb[off+np*PanelRows*k-1]
+		gemmBF16x6RowsAVX2(yp, xp, unsafe.Pointer(&t.wb[off]), k, np, yoff)
+		return
+	}
+	_ = t.w.data[off+np*PanelRows*k-1]
+	gemmF32x6RowsAVX2(yp, xp, unsafe.Pointer(&t.w.data[off]), k, np, yoff)
+}
+
 // convGroupHook replaces the grouped level's kernel (tests: an emulated
 // kernel checks the grouped path's plumbing on any machine).
 type convGroupHook struct {
@@ -139,6 +155,9 @@ type convGroupHook struct {
 // convGrouping returns the grouped kernel the active level uses (g = 1:
 // none; the AVX2 level's row list is not grouped).
 func (b *Backend) convGrouping() (int, convGroupKernel) {
+	if b.convBF {
+		return 1, nil // bf16: the row list at AVX2 and above, else generic
+	}
 	if b.groupHook != nil {
 		return b.groupHook.g, b.groupHook.kern
 	}
@@ -152,7 +171,19 @@ func (b *Backend) convGrouping() (int, convGroupKernel) {
 }
 
 // rowListed reports whether conv jobs go through the AVX2 row list.
-func (b *Backend) rowListed() bool { return b.groupHook == nil && active == AVX2 && haveAsm }
+// bf16 weights use it at every assembly level (AVX-512 machines run AVX2).
+func (b *Backend) rowListed() bool {
+	if b.convBF {
+		return haveAsm && active != Generic
+	}
+	return b.groupHook == nil && active == AVX2 && haveAsm
+}
+
+// convBegin starts setting up a conv call on c's weights.
+func (b *Backend) convBegin(c *convWeights) {
+	b.convJobs, b.convPad = b.convJobs[:0], b.convPad[:0]
+	b.convBF = c.bf != nil
+}
 
 // runConvJobs runs b.convJobs against w on the pool, split by panels, and
 // adds bias (nil: none) to their outputs. With a grouped kernel, the rows
@@ -161,9 +192,10 @@ func (b *Backend) rowListed() bool { return b.groupHook == nil && active == AVX2
 // into one packed job (input rows K apart, zero rows up to a whole group),
 // computed into a scratch, and copied to their places, so they fill groups
 // instead of padding one each. Each row's sum is the same either way.
-func (b *Backend) runConvJobs(w *F32Matrix, bias []float32) {
+func (b *Backend) runConvJobs(c *convWeights, bias []float32) {
 	t := &b.convT
-	t.l, t.w, t.bias = active, w, bias
+	w, wb := c.gemmWeights()
+	t.l, t.w, t.wb, t.bias = active, w, wb, bias
 	t.g, t.kern = b.convGrouping()
 	k, out := w.cols, w.rows
 	R := len(b.convSmall)
@@ -196,7 +228,7 @@ func (b *Backend) runConvJobs(w *F32Matrix, bias []float32) {
 		copy(row.y[:out], b.convSmallY[r*out:(r+1)*out])
 	}
 	b.convSmall = b.convSmall[:0]
-	t.w, t.jobs, t.bias, t.kern = nil, nil, nil, nil
+	t.w, t.wb, t.jobs, t.bias, t.kern = nil, nil, nil, nil, nil
 }
 
 // convSmallRow is a row of a small job, set aside for packing: its input

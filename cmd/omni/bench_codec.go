@@ -20,7 +20,7 @@ import (
 // against the machine's fp32-FMA and int8 peaks measured in the same run.
 type benchCodecCmd struct {
 	Codec     string        `default:"synth:real" help:"Codec: a codec or checkpoint directory, or synth:SIZE[@SEED] (${default})."`
-	Precision string        `default:"fp32" enum:"fp32,int8,mixed" help:"Codec precision: ${enum}; mixed is int8 for the layers of at most 32 rows per frame, fp32 for the rest (${default})."`
+	Precision string        `default:"fp32" enum:"fp32,bf16,int8,mixed" help:"Codec precision: ${enum}; bf16 stores the weights in bfloat16 and computes in fp32; mixed is int8 for the layers of at most 32 rows per frame, fp32 for the rest (${default})."`
 	Streams   string        `default:"1,4" help:"Stream counts, comma-separated; each step decodes frames-per-call frames of every stream as one batch (${default})."`
 	PerCall   string        `name:"frames-per-call" default:"1" help:"Frames per stream and decode call, comma-separated (the engine's chunker hands 2–25); weights are read once per call (${default})."`
 	Frames    int           `default:"6" help:"Timed steps per stream count and frames-per-call, after the warm-up (${default})."`
@@ -173,6 +173,9 @@ func (c *benchCodecCmd) Run(g *Globals, _ context.Context) error {
 		fmt.Fprintf(g.Stdout, "  %d stream(s) × %d frame(s) per call: %.2f ms/step (min %.2f), %.2f ms/frame (RTF %.3f), %.1f GMAC/s, efficiency %.2f (best %.2f)\n",
 			run.Streams, run.FramesPerCall, run.MsPerStep, run.MsPerStepMin, run.MsPerFrame, run.RealTimeFactor, run.GMACs, run.Efficiency, run.EfficiencyBest)
 		fmt.Fprintf(g.Stdout, "    stages:%s\n", formatShares(run.StageShare))
+	}
+	if rep.SNRFrames > 0 {
+		fmt.Fprintf(g.Stdout, "  SNR against fp32: %.2f dB over %d frames\n", rep.SNRdB, rep.SNRFrames)
 	}
 	return nil
 }
