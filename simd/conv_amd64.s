@@ -270,3 +270,75 @@ b6store:
 	JNZ b6panel
 	VZEROUPPER
 	RET
+
+// The one-row forms of the row-list kernels, for a list's last one or two
+// rows (padding them to 6 would compute each 3–6 times): the same two
+// accumulators per panel as row 0 of the 6-row kernels, summed in input
+// order, so a row's bits do not depend on which kernel ran it. AX the
+// input row, R13 the byte offset into it, DX the weights, R10 the output
+// pointer, R12 the panel's byte offset, DI inputs left, R14 panels left.
+// func gemmF32x1RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int)
+TEXT ·gemmF32x1RowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ x+8(FP), R10
+	MOVQ 0(R10), AX
+	MOVQ y+0(FP), R10
+	MOVQ 0(R10), R10
+	MOVQ w+16(FP), DX
+	MOVQ np+32(FP), R14
+	MOVQ yoff+40(FP), R12
+f1panel:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	XORQ R13, R13
+	MOVQ k+24(FP), DI
+f1k:
+	VBROADCASTSS 0(AX)(R13*1), Y14
+	VFMADD231PS 0(DX), Y14, Y0
+	VFMADD231PS 32(DX), Y14, Y1
+	ADDQ $64, DX
+	ADDQ $4, R13
+	DECQ DI
+	JNZ f1k
+	VMOVUPS Y0, (R10)(R12*1)
+	VMOVUPS Y1, 32(R10)(R12*1)
+	ADDQ $64, R12
+	DECQ R14
+	JNZ f1panel
+	VZEROUPPER
+	RET
+
+// func gemmBF16x1RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int)
+TEXT ·gemmBF16x1RowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ x+8(FP), R10
+	MOVQ 0(R10), AX
+	MOVQ y+0(FP), R10
+	MOVQ 0(R10), R10
+	MOVQ w+16(FP), DX
+	MOVQ np+32(FP), R14
+	MOVQ yoff+40(FP), R12
+	MOVL $0xffff0000, R11
+	MOVQ R11, X15
+	VPBROADCASTD X15, Y15
+h1panel:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	XORQ R13, R13
+	MOVQ k+24(FP), DI
+h1k:
+	VMOVDQU 0(DX), Y13
+	VPSLLD $16, Y13, Y12
+	VPAND Y15, Y13, Y13
+	VBROADCASTSS 0(AX)(R13*1), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y1
+	ADDQ $32, DX
+	ADDQ $4, R13
+	DECQ DI
+	JNZ h1k
+	VMOVUPS Y0, (R10)(R12*1)
+	VMOVUPS Y1, 32(R10)(R12*1)
+	ADDQ $64, R12
+	DECQ R14
+	JNZ h1panel
+	VZEROUPPER
+	RET

@@ -13,9 +13,11 @@ type convJob struct {
 // convTask runs a conv call's jobs over output panels [lo, hi) of w.
 //
 // At the AVX2 level the rows of every job are listed by pointer (yp, xp;
-// padded to a multiple of 6 with the last row again) and go through the
-// row-list kernel 6 at a time, whatever job they belong to, so small jobs
-// (a dilated conv's phases, a batch's segments) waste no kernel rows.
+// a remainder of 3–5 rows padded to 6 with the last row again) and go
+// through the row-list kernel 6 at a time, whatever job they belong to, so
+// small jobs (a dilated conv's phases, a batch's segments) waste no kernel
+// rows; a last one or two rows go through the one-row kernel, which sums
+// each output in the same order.
 type convTask struct {
 	l    Level
 	rows bool            // the AVX2 row list (listRows, runRows)
@@ -92,7 +94,9 @@ func (t *convTask) listRows() {
 			t.rowIdx = append(t.rowIdx, int32(i))
 		}
 	}
-	for last := len(t.yp) - 1; len(t.yp)%6 != 0; {
+	// A remainder of 3–5 rows is padded to 6 (one pass); one or two rows
+	// go through the one-row kernel (runRows).
+	for last := len(t.yp) - 1; len(t.yp)%6 >= 3; {
 		t.yp, t.xp = append(t.yp, t.yp[last]), append(t.xp, t.xp[last])
 		t.rowJob, t.rowIdx = append(t.rowJob, t.rowJob[last]), append(t.rowIdx, t.rowIdx[last])
 	}
@@ -115,34 +119,47 @@ func (t *convTask) runRows(lo, hi int) {
 	for pc := lo; pc < hi; pc += chunk {
 		n := min(chunk, hi-pc)
 		nf := max(0, min(n, full-pc))
-		for g0 := 0; g0 < len(t.yp); g0 += 6 {
+		for g0 := 0; g0 < len(t.yp); {
+			g := 6
+			if len(t.yp)-g0 < 6 {
+				g = 1 // the last one or two rows
+			}
 			if nf > 0 {
-				t.rows6(&t.yp[g0], &t.xp[g0], pc*pb, k, nf, 4*pc*PanelRows)
+				t.rowsKernel(g, &t.yp[g0], &t.xp[g0], pc*pb, k, nf, 4*pc*PanelRows)
 			}
 			for p := pc + nf; p < pc+n; p++ {
-				t.rows6(&t.tp[0], &t.xp[g0], p*pb, k, 1, 0)
+				t.rowsKernel(g, &t.tp[0], &t.xp[g0], p*pb, k, 1, 0)
 				nr := w.rows - p*PanelRows
-				for r := 0; r < 6; r++ {
+				for r := 0; r < g; r++ {
 					j := &t.jobs[t.rowJob[g0+r]]
 					i := int(t.rowIdx[g0+r])
 					copy(j.y[i*j.ldy+p*PanelRows:][:nr], t.tile[r*PanelRows:][:nr])
 				}
 			}
+			g0 += g
 		}
 		t.addBias(pc, pc+n)
 	}
 }
 
-// rows6 runs the row-list kernel of the task's weights on np panels from
-// weight element off.
-func (t *convTask) rows6(yp, xp *uintptr, off, k, np, yoff int) {
+// rowsKernel runs the g-row (6 or 1) row-list kernel of the task's weights
+// on np panels from weight element off.
+func (t *convTask) rowsKernel(g int, yp, xp *uintptr, off, k, np, yoff int) {
 	if t.wb != nil {
 		_ = t.wb[off+np*PanelRows*k-1]
-		gemmBF16x6RowsAVX2(yp, xp, unsafe.Pointer(&t.wb[off]), k, np, yoff)
+		if g == 6 {
+			gemmBF16x6RowsAVX2(yp, xp, unsafe.Pointer(&t.wb[off]), k, np, yoff)
+		} else {
+			gemmBF16x1RowsAVX2(yp, xp, unsafe.Pointer(&t.wb[off]), k, np, yoff)
+		}
 		return
 	}
 	_ = t.w.data[off+np*PanelRows*k-1]
-	gemmF32x6RowsAVX2(yp, xp, unsafe.Pointer(&t.w.data[off]), k, np, yoff)
+	if g == 6 {
+		gemmF32x6RowsAVX2(yp, xp, unsafe.Pointer(&t.w.data[off]), k, np, yoff)
+	} else {
+		gemmF32x1RowsAVX2(yp, xp, unsafe.Pointer(&t.w.data[off]), k, np, yoff)
+	}
 }
 
 // convGroupHook replaces the grouped level's kernel (tests: an emulated
