@@ -109,6 +109,7 @@ func TestBackendConvBF16(t *testing.T) {
 		{33, 19, 7, 9, 11, 3},
 		{96, 96, 1, 1, 23, 2},
 		{20, 129, 7, 1, 29, 1},
+		{20, 300, 7, 1, 19, 1}, // K = 2100
 	}
 	tconvs := []struct{ in, out, k, s, m, batch int }{
 		{5, 3, 4, 2, 6, 1},
