@@ -13,10 +13,10 @@ type convJob struct {
 // convTask runs a conv call's jobs over output panels [lo, hi) of w.
 //
 // At the AVX2 level the rows of every job are listed by pointer (yp, xp;
-// a remainder of 3–5 rows padded to 6 with the last row again) and go
-// through the row-list kernel 6 at a time, whatever job they belong to, so
-// small jobs (a dilated conv's phases, a batch's segments) waste no kernel
-// rows; a last one or two rows go through the one-row kernel, which sums
+// padded to a multiple of 6 with the last row again) and go through the
+// row-list kernel 6 at a time, whatever job they belong to, so small jobs
+// (a dilated conv's phases, a batch's segments) waste no kernel rows; a
+// list of only one or two rows goes through the one-row kernel, which sums
 // each output in the same order.
 type convTask struct {
 	l    Level
@@ -94,9 +94,12 @@ func (t *convTask) listRows() {
 			t.rowIdx = append(t.rowIdx, int32(i))
 		}
 	}
-	// A remainder of 3–5 rows is padded to 6 (one pass); one or two rows
-	// go through the one-row kernel (runRows).
-	for last := len(t.yp) - 1; len(t.yp)%6 >= 3; {
+	// A list of one or two rows goes through the one-row kernel (runRows):
+	// a weight-bound pass, where computing each row six times would cost
+	// more than the one-row kernel's latency-bound FMA chains. Any other
+	// list is padded to a multiple of 6: among full groups the 6-row
+	// kernel's throughput beats one-row passes (2 chains per row).
+	for last := len(t.yp) - 1; len(t.yp) > 2 && len(t.yp)%6 != 0; {
 		t.yp, t.xp = append(t.yp, t.yp[last]), append(t.xp, t.xp[last])
 		t.rowJob, t.rowIdx = append(t.rowJob, t.rowJob[last]), append(t.rowIdx, t.rowIdx[last])
 	}
