@@ -74,40 +74,64 @@ func fma32(a, b, c float32) float32 {
 	q := float64(c)
 	s := p + q
 	bb := s - p
-	e := (p - (s - bb)) + (q - bb)
-	if e != 0 && math.Float64bits(s)&1 == 0 && !math.IsInf(s, 0) {
-		if e > 0 {
-			s = math.Nextafter(s, math.Inf(1))
-		} else {
-			s = math.Nextafter(s, math.Inf(-1))
-		}
+	if e := (p - (s - bb)) + (q - bb); e != 0 {
+		s = roundToOdd(s, e)
 	}
 	return float32(s)
 }
 
+// roundToOdd returns s, the float64 nearest s + e (|e| below half an ulp of
+// s, e ≠ 0), rounded to odd instead: s if its last mantissa bit is 1, else
+// its neighbour on e's side. (Not inlined, so that fma32 is.)
+//
+//go:noinline
+func roundToOdd(s, e float64) float64 {
+	u := math.Float64bits(s)
+	if u&1 != 0 || math.IsInf(s, 0) {
+		return s
+	}
+	if (e > 0) == (s > 0) {
+		u++ // away from zero
+	} else {
+		u--
+	}
+	return math.Float64frombits(u)
+}
+
 // convGemmBF16Generic is the reference bf16 conv GEMM: output panels
 // [p0, p1) of w for rows i < m of x (stride ldx), each output's sum in
-// input order through fma32 (the assembly's bits).
+// input order through fma32's arithmetic (inlined here: the assembly's
+// bits), accumulated in its float32 output (a store and reload change no
+// bits).
 func convGemmBF16Generic(y []float32, ldy int, x []float32, ldx, m int, dims *F32Matrix, wb []uint16, p0, p1 int) {
 	k := dims.cols
 	pb := PanelRows * k
-	var wf [PanelRows]float32
+	var wf [PanelRows]float64
 	for p := p0; p < p1; p++ {
 		pd := wb[p*pb : (p+1)*pb]
 		nr := min(PanelRows, dims.rows-p*PanelRows)
 		for i := 0; i < m; i++ {
-			xr := x[i*ldx : i*ldx+k]
-			var acc [PanelRows]float32
-			for kk, xv := range xr {
-				wv := pd[kk*PanelRows:][:PanelRows]
-				for r := range wf {
-					wf[r] = math.Float32frombits(uint32(wv[bf16Slot(r)]) << 16)
-				}
-				for r := range acc {
-					acc[r] = fma32(xv, wf[r], acc[r])
+			clear(y[i*ldy+p*PanelRows:][:nr])
+		}
+		for kk := 0; kk < k; kk++ {
+			wv := pd[kk*PanelRows:][:PanelRows]
+			for r := 0; r < nr; r++ {
+				wf[r] = float64(math.Float32frombits(uint32(wv[bf16Slot(r)]) << 16))
+			}
+			for i := 0; i < m; i++ {
+				xv := float64(x[i*ldx+kk])
+				acc := y[i*ldy+p*PanelRows:][:nr]
+				for r, q32 := range acc {
+					pr := xv * wf[r] // exact: 24 × 8 significant bits
+					q := float64(q32)
+					s := pr + q
+					bb := s - pr
+					if e := (pr - (s - bb)) + (q - bb); e != 0 {
+						s = roundToOdd(s, e)
+					}
+					acc[r] = float32(s)
 				}
 			}
-			copy(y[i*ldy+p*PanelRows:][:nr], acc[:nr])
 		}
 	}
 }
