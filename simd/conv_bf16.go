@@ -16,7 +16,8 @@ import (
 // outputs 0–7 in the high halves of its dwords after a shift left by 16 and
 // outputs 8–15 after a mask. Every level computes the same bits: the
 // generic loop rounds each fused multiply-add once, as the FMA instruction
-// does (fma32).
+// does (fma32). bf16 weights go through the AVX2 row-list kernels at every
+// assembly level (AVX-512 machines included) and the generic loop otherwise.
 
 // bf16Panels is a conv GEMM weight in bf16 panels; dims carries rows, cols
 // and panels (its data is nil).
@@ -68,7 +69,8 @@ func (p *bf16Panels) bytes() int { return 2 * len(p.data) }
 // product of two float32 is exact in float64; the sum is formed in float64
 // rounded to odd (exact sum s + e by TwoSum, then the odd neighbour when
 // inexact), which a second rounding to float32 turns into the correctly
-// rounded result (53 ≥ 24 + 2 bits).
+// rounded result (53 ≥ 24 + 2 bits). convGemmBF16Generic inlines these
+// operations; TestFMA32 checks them against math/big.
 func fma32(a, b, c float32) float32 {
 	p := float64(a) * float64(b)
 	q := float64(c)
