@@ -22,7 +22,7 @@ type benchCodecCmd struct {
 	Codec     string        `default:"synth:real" help:"Codec: a codec or checkpoint directory, or synth:SIZE[@SEED] (${default})."`
 	Precision string        `default:"fp32" enum:"fp32,bf16,int8,mixed" help:"Codec precision: ${enum}; bf16 stores the weights in bfloat16 and computes in fp32; mixed is int8 for the layers of at most 32 rows per frame, fp32 for the rest (${default})."`
 	Streams   string        `default:"1,4" help:"Stream counts, comma-separated; each step decodes frames-per-call frames of every stream as one batch (${default})."`
-	PerCall   string        `name:"frames-per-call" default:"1" help:"Frames per stream and decode call, comma-separated (the engine's chunker hands 2–25); weights are read once per call (${default})."`
+	PerCall   string        `name:"frames-per-call" default:"1,4,25" help:"Frames per stream and decode call, comma-separated (the engine's chunker hands 2–25); weights are read once per call (${default})."`
 	Frames    int           `default:"6" help:"Timed steps per stream count and frames-per-call, after the warm-up (${default})."`
 	Warmup    int           `default:"2" help:"Untimed warm-up steps (${default})."`
 	Peak      time.Duration `default:"200ms" help:"Duration of each peak measurement; the peak is the best of three before and three after the frames (the machine may be shared) (${default})."`
