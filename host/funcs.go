@@ -37,6 +37,22 @@ var (
 	fnEmbed      = hostFunc{abi.OpEmbed, (*hostState).embed}
 	fnAttention  = hostFunc{abi.OpAttention, (*hostState).attention}
 	fnSourceRead = hostFunc{abi.OpSourceRead, (*hostState).sourceRead}
+
+	// The codec decoder's (ops_codec.go).
+	fnNewConv          = hostFunc{abi.OpNewConv, (*hostState).newConv}
+	fnNewConvTranspose = hostFunc{abi.OpNewConvTranspose, (*hostState).newConvTranspose}
+	fnNewDepthwise     = hostFunc{abi.OpNewDepthwise, (*hostState).newDepthwise}
+	fnNewSnake         = hostFunc{abi.OpNewSnake, (*hostState).newSnake}
+	fnNewWindowKV      = hostFunc{abi.OpNewWindowKV, (*hostState).newWindowKV}
+	fnResetKV          = hostFunc{abi.OpResetKV, (*hostState).resetKV}
+	fnConv             = hostFunc{abi.OpConv, (*hostState).conv}
+	fnConvTranspose    = hostFunc{abi.OpConvTranspose, (*hostState).convTranspose}
+	fnDepthwise        = hostFunc{abi.OpDepthwise, (*hostState).depthwise}
+	fnLayerNorm        = hostFunc{abi.OpLayerNorm, (*hostState).layerNorm}
+	fnGELU             = hostFunc{abi.OpGELU, (*hostState).gelu}
+	fnSnake            = hostFunc{abi.OpSnake, (*hostState).snake}
+	fnScale            = hostFunc{abi.OpScale, (*hostState).scale}
+	fnWindowAttention  = hostFunc{abi.OpWindowAttention, (*hostState).windowAttention}
 )
 
 // hostFuncs lists every descriptor in abi.Ops order; registerFuncs exports
@@ -45,6 +61,8 @@ var hostFuncs = []*hostFunc{
 	&fnVersion, &fnNewMatrix, &fnNewVector, &fnNewTable, &fnWriteTable, &fnNewRope, &fnNewKVCache,
 	&fnFree, &fnBytes, &fnMatMul, &fnMatMulAdd, &fnRMSNorm, &fnSwiGLU, &fnEmbed, &fnAttention,
 	&fnSourceRead,
+	&fnNewConv, &fnNewConvTranspose, &fnNewDepthwise, &fnNewSnake, &fnNewWindowKV, &fnResetKV,
+	&fnConv, &fnConvTranspose, &fnDepthwise, &fnLayerNorm, &fnGELU, &fnSnake, &fnScale, &fnWindowAttention,
 }
 
 // valueType maps an ABI value type to wazero's.

@@ -60,10 +60,13 @@ func TestGuestImportsMatchHostExports(t *testing.T) {
 			t.Errorf("%s: guest results %v, want one i32 status", name, rt)
 		}
 	}
-	// The linker drops imports the guest never calls (Bytes); the graph's
-	// ops must all be there.
+	// The linker drops imports the guest never calls (Bytes, ResetKV); the ops of
+	// the talker's and the codec's graphs must all be there.
 	for _, name := range []string{abi.OpVersion, abi.OpNewKVCache, abi.OpFree, abi.OpMatMul, abi.OpMatMulAdd,
-		abi.OpRMSNorm, abi.OpSwiGLU, abi.OpEmbed, abi.OpAttention, abi.OpSourceRead} {
+		abi.OpRMSNorm, abi.OpSwiGLU, abi.OpEmbed, abi.OpAttention, abi.OpSourceRead,
+		abi.OpNewConv, abi.OpNewConvTranspose, abi.OpNewDepthwise, abi.OpNewSnake, abi.OpNewWindowKV,
+		abi.OpConv, abi.OpConvTranspose, abi.OpDepthwise, abi.OpLayerNorm, abi.OpGELU, abi.OpSnake, abi.OpScale,
+		abi.OpWindowAttention} {
 		if !imported[name] {
 			t.Errorf("guest does not import %s", name)
 		}

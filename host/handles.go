@@ -34,7 +34,7 @@ type entry struct {
 	gen    uint8
 	live   bool
 	owner  owner
-	dims   [4]int // matrix/table: rows, cols; vector: n; rope: head_dim, max_pos; kv: layers, kv_heads, head_dim, max_pos
+	dims   [4]int // per kind as abi documents (abi.Created): matrix rows, cols; conv out, in, kernel, dilation; …
 	bytes  int64  // host memory the object holds (for the instance budget)
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/omni-tts/omni/codec"
 	"github.com/omni-tts/omni/predictor"
 	"github.com/omni-tts/omni/wasm/abi"
 )
@@ -14,6 +15,7 @@ import (
 // the guest) uses it at a time.
 type hostState struct {
 	native  predictor.Backend
+	codec   codec.Backend // native's codec operations; nil when it has none (the codec ops refuse)
 	table   *handleTable
 	src     predictor.Source // for source_read; nil refuses the op
 	current owner            // instance whose calls are running
@@ -31,12 +33,14 @@ type hostState struct {
 	hostTime time.Duration     // time spent inside host functions
 	names    map[string]string // interned tensor names for source_read
 	caches   []int32           // native cache handles of one attention call
+	windows  []int32           // native window kv handles of one window_attention call
 	lastFail string            // last host function panic, for diagnostics
 }
 
 // newHostState returns the state for one engine.
 func newHostState(native predictor.Backend, src predictor.Source, budget int64) *hostState {
-	return &hostState{
+	cb, _ := native.(codec.Backend)
+	return &hostState{codec: cb,
 		native: native, table: newHandleTable(), src: src,
 		budget: budget, ceiling: budget, names: map[string]string{},
 	}

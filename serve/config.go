@@ -40,6 +40,10 @@ type Config struct {
 	RetryAfter time.Duration
 	// Version goes into omni_build_info.
 	Version string
+	// Instance names this replica in an X-Omni-Instance header on every
+	// response (empty: no header), so a client behind a load balancer can
+	// tell which replica served it.
+	Instance string
 	// Logger receives one line per request error; nil discards.
 	Logger *slog.Logger
 }

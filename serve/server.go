@@ -100,8 +100,17 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/v1/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "invalid_request_error", "", "not_found", "no route "+r.Method+" "+r.URL.Path)
 	})
-	return mux
+	if s.cfg.Instance == "" {
+		return mux
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(headerInstance, s.cfg.Instance)
+		mux.ServeHTTP(w, r)
+	})
 }
+
+// headerInstance names the replica that answered (Config.Instance).
+const headerInstance = "X-Omni-Instance"
 
 func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 	if s.draining.Load() {

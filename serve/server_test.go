@@ -738,3 +738,35 @@ func TestReadTimeoutDoesNotCutStreams(t *testing.T) {
 		t.Fatalf("stream longer than ReadTimeout: %d bytes, %v; want %d", len(b), err, servetest.FramesFor(input)*1920*2)
 	}
 }
+
+// TestInstanceHeader checks that Config.Instance names the replica on every
+// answer (a stream, an error, a probe) and that no header is sent without it.
+func TestInstanceHeader(t *testing.T) {
+	_, url := startServer(t, &servetest.Fake{}, serve.Config{Instance: "replica-a"})
+	for _, c := range []struct{ method, path, body string }{
+		{"POST", "/v1/audio/speech", `{"model":"omni","input":"hi there","voice":"vivian","response_format":"pcm"}`},
+		{"POST", "/v1/audio/speech", `{"model":"omni","input":"","voice":"vivian"}`},
+		{"GET", "/readyz", ""},
+		{"GET", "/metrics", ""},
+	} {
+		req, _ := http.NewRequest(c.method, url+c.path, strings.NewReader(c.body))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", c.method, c.path, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if got := resp.Header.Get("X-Omni-Instance"); got != "replica-a" {
+			t.Errorf("%s %s (status %d): X-Omni-Instance %q, want replica-a", c.method, c.path, resp.StatusCode, got)
+		}
+	}
+	_, bare := startServer(t, &servetest.Fake{}, serve.Config{})
+	resp, err := http.Get(bare + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got, ok := resp.Header["X-Omni-Instance"]; ok {
+		t.Errorf("no Instance configured: X-Omni-Instance %q sent", got)
+	}
+}

@@ -27,6 +27,7 @@ type Session struct {
 	engine  *core.Engine
 	streams map[uint64]*stream
 	poll    context.Context // cancelled: makes Stream.Next a non-blocking poll
+	pcm     PCMStage        // samples the last reply handed to the host
 
 	times            modelTimes // the model's calls
 	stepNS, encodeNS int64      // time in Step, in drain+encode
@@ -49,6 +50,7 @@ func NewSession() *Session {
 // Call runs one command and returns the JSON reply. It never panics on bad
 // input: a malformed command gets a reply whose Error says why.
 func (s *Session) Call(cmd []byte) []byte {
+	s.pcm.Reset() // the host has copied the previous reply's samples
 	var c abi.Command
 	var r abi.Reply
 	if err := json.Unmarshal(cmd, &c); err != nil {
@@ -68,8 +70,11 @@ func (s *Session) Call(cmd []byte) []byte {
 
 // run dispatches one command.
 func (s *Session) run(c *abi.Command, r *abi.Reply) error {
-	if c.Op == abi.CmdSuite {
+	switch c.Op {
+	case abi.CmdSuite:
 		return s.suite(c.Suite, r)
+	case abi.CmdCodec:
+		return s.decodeCodec(c.Codec, r)
 	}
 	if c.Op != abi.CmdCreate && s.engine == nil {
 		return fmt.Errorf("wasm: %s before create", c.Op)

@@ -61,6 +61,11 @@ type CLI struct {
 // failures exit 2).
 type exitCoder interface{ ExitCode() int }
 
+// errSignalHandled is returned by a command for which SIGINT or SIGTERM is
+// its normal end, handled in full (omni serve drains, then stops): run exits
+// 0 instead of 128 + the signal.
+var errSignalHandled = errors.New("omni: signal handled")
+
 // parserExit carries kong's exit request (after --help) out of Parse.
 type parserExit int
 
@@ -127,6 +132,9 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	err = guard(func() error { return kctx.Run(&cli.Globals) })
 	if perr := stopProfile(); perr != nil && err == nil {
 		err = perr
+	}
+	if errors.Is(err, errSignalHandled) {
+		return exitOK
 	}
 	if s := sig(); s != 0 {
 		if err != nil && !errors.Is(err, context.Canceled) {

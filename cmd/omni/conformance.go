@@ -56,10 +56,9 @@ func (c *conformanceCmd) Run(g *Globals, _ context.Context) error {
 	return nil
 }
 
-// nativeEnv is the conformance environment of the omni binary: every
-// precision predictor and codec offer, model kinds on the native simd
-// backend.
-func nativeEnv(threads int) *testvectors.Env {
+// offeredPrecisions lists every precision predictor and codec offer, in
+// both modes (the WASI guest runs the same kernels as host functions).
+func offeredPrecisions() []string {
 	var precs []string
 	for _, p := range predictor.Precisions() {
 		precs = append(precs, p.String())
@@ -69,8 +68,15 @@ func nativeEnv(threads int) *testvectors.Env {
 			precs = append(precs, p)
 		}
 	}
+	return precs
+}
+
+// nativeEnv is the conformance environment of the omni binary: every
+// precision predictor and codec offer, model kinds on the native simd
+// backend.
+func nativeEnv(threads int) *testvectors.Env {
 	return &testvectors.Env{
-		Precisions: precs,
+		Precisions: offeredPrecisions(),
 		Threads:    threads,
 		NewBackend: func() (predictor.Backend, func()) {
 			b := simd.NewBackend(threads)

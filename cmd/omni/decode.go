@@ -22,10 +22,11 @@ type decodeCmd struct {
 	Codec     string `help:"Codec: a codec or checkpoint directory, or synth:SIZE[@SEED] (default: the codes file's model)."`
 	Precision string `default:"fp32" enum:"fp32,bf16,int8,mixed" help:"Codec precision: ${enum}; bf16 stores the weights in bfloat16 and computes in fp32; mixed is int8 for the layers of at most 32 rows per frame, fp32 for the rest (${default})."`
 	Chunk     int    `default:"25" help:"Decode this many frames per call (0 = all at once; the scratch grows with it, ≈ 3.7 MB per frame); the samples are the same either way (${default})."`
+	Wasm      bool   `help:"Decode inside the WASI guest (the codec graph in wasm, its kernels as host functions, the weights loaded once on the host); the same samples."`
 }
 
 // Run implements "omni decode".
-func (c *decodeCmd) Run(g *Globals, _ context.Context) error {
+func (c *decodeCmd) Run(g *Globals, ctx context.Context) error {
 	if err := applyKernels(g); err != nil {
 		return err
 	}
@@ -62,6 +63,9 @@ func (c *decodeCmd) Run(g *Globals, _ context.Context) error {
 	}
 	if spec == "" {
 		return errors.New("decode: the codes file names no model; give --codec")
+	}
+	if c.Wasm {
+		return c.runWASI(g, ctx, spec, frames)
 	}
 	b := simd.NewBackend(g.kernelThreads())
 	defer b.Close()

@@ -60,3 +60,36 @@ func TestDecodeRefusesBadCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeWASMSameWAV decodes the same codes natively and with --wasm
+// (the codec graph in the WASI guest, one frame per call there): the WAV
+// files must be byte for byte the same. It needs the embedded guest built
+// from this tree (`go generate ./host/...`).
+func TestDecodeWASMSameWAV(t *testing.T) {
+	dir := t.TempDir()
+	codes := filepath.Join(dir, "codes.json")
+	js := `{"model":"synth:tiny","codes":[` +
+		`[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15],[23,22,21,20,19,18,17,16,15,14,13,12,11,10,9,8],[5,5,5,5,5,5,5,5,5,5,5,5,5,5,5,5]]}`
+	if err := os.WriteFile(codes, []byte(js), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var wavs [][]byte
+	for _, args := range [][]string{{"--chunk", "0"}, {"--wasm", "--chunk", "1"}} {
+		out := filepath.Join(dir, "o.wav")
+		var o, e bytes.Buffer
+		if code := run(append([]string{"decode", codes, "-o", out, "--precision", "mixed"}, args...), &o, &e); code != exitOK {
+			t.Fatalf("decode %v: exit %d: %s", args, code, e.String())
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wavs = append(wavs, b)
+	}
+	if pcm := wavs[0][44:]; bytes.Count(pcm, []byte{0}) == len(pcm) {
+		t.Fatal("the native WAV is silent: the comparison would prove nothing")
+	}
+	if len(wavs[0]) != 44+2*3*48 || !bytes.Equal(wavs[0], wavs[1]) {
+		t.Fatalf("native WAV of %d bytes, WASI WAV of %d: not the same bytes", len(wavs[0]), len(wavs[1]))
+	}
+}

@@ -15,6 +15,7 @@ type loadtestCmd struct {
 	Requests        int           `short:"n" default:"16" help:"Streams in total (${default})."`
 	Rate            float64       `default:"0" help:"Streams opened per second; 0 opens as fast as --concurrency allows (${default})."`
 	Input           string        `default:"The quick brown fox jumps over the lazy dog, and then it rests a while in the warm afternoon sun." help:"Text of every request."`
+	Mix             []string      `sep:"none" help:"More texts (repeatable): each stream draws its text uniformly from --input and these, so streams differ in length."`
 	Voice           string        `default:"vivian" help:"Voice of every request (${default})."`
 	Model           string        `default:"omni" help:"Model id of every request (${default})."`
 	Slow            float64       `default:"0.25" help:"Fraction of streams read slowly (${default})."`
@@ -30,7 +31,7 @@ type loadtestCmd struct {
 func (c *loadtestCmd) Run(g *Globals, ctx context.Context) error {
 	rep, err := loadtest.Run(ctx, loadtest.Config{
 		URL: c.URL, Concurrency: c.Concurrency, Requests: c.Requests, Rate: c.Rate,
-		Input: c.Input, Voice: c.Voice, Model: c.Model,
+		Input: c.Input, Mix: c.Mix, Voice: c.Voice, Model: c.Model,
 		SlowFraction: c.Slow, SlowBytesPerSecond: c.SlowBPS,
 		DisconnectFraction: c.Disconnect, DisconnectAfterBytes: c.DisconnectAfter,
 		Seed: c.Seed, Timeout: c.Timeout,

@@ -33,6 +33,7 @@ type serveCmd struct {
 	IdleTimeout    time.Duration `name:"idle-timeout" default:"120s" help:"Idle keep-alive connections close after (${default})."`
 	RetryAfter     time.Duration `name:"retry-after" default:"1s" help:"Retry-After of a 429 when the engine gives no hint (${default})."`
 	Grace          time.Duration `default:"30s" help:"On SIGTERM/SIGINT: how long streams in flight may run before they are cancelled (${default})."`
+	Instance       string        `env:"OMNI_INSTANCE" help:"Name this replica in an X-Omni-Instance header on every response (e.g. the pod name behind a load balancer); empty sends none."`
 
 	Fake          bool          `help:"Serve a 440 Hz test tone from a fake synthesizer instead of the model (try clients, the page and loadtest without an engine)."`
 	FakeFrameTime time.Duration `name:"fake-frame-time" default:"20ms" help:"--fake: wall time per 80 ms frame (${default})."`
@@ -52,7 +53,7 @@ func (c *serveCmd) Run(g *Globals, ctx context.Context) error {
 		ModelAliases: c.ModelAlias, DefaultFormat: c.DefaultFormat, MaxBodyBytes: c.MaxBody,
 		MaxInputChars: c.MaxInput, MaxWaiting: c.MaxWaiting, MaxConnections: c.MaxConnections,
 		ReadTimeout: c.ReadTimeout, WriteTimeout: c.WriteTimeout, IdleTimeout: c.IdleTimeout,
-		RetryAfter: c.RetryAfter, Version: buildVersion(), Logger: log,
+		RetryAfter: c.RetryAfter, Version: buildVersion(), Instance: c.Instance, Logger: log,
 	})
 	if err != nil {
 		return err
@@ -66,7 +67,7 @@ func (c *serveCmd) Run(g *Globals, ctx context.Context) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	info := syn.Info()
-	log.Info("omni serve listening", "addr", "http://"+ln.Addr().String(), "model", info.Name, "voices", len(info.Voices), "fake", c.Fake)
+	log.Info("omni serve listening", "addr", "http://"+ln.Addr().String(), "model", info.Name, "voices", len(info.Voices), "fake", c.Fake, "instance", c.Instance)
 
 	select {
 	case err := <-served:
@@ -81,7 +82,7 @@ func (c *serveCmd) Run(g *Globals, ctx context.Context) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	log.Info("drained; exiting")
-	return nil
+	return errSignalHandled // a drain is serve's normal end: exit 0
 }
 
 // synthesizer returns the fake under --fake, else the engine's.

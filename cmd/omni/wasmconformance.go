@@ -6,19 +6,14 @@ import (
 	"fmt"
 
 	"github.com/omni-tts/omni/host"
-	"github.com/omni-tts/omni/predictor"
 	"github.com/omni-tts/omni/testvectors"
 )
 
 // wasmConformance replays the suites inside the WASI control core (omni
 // conformance --wasm) and returns the guest's report.
 func wasmConformance(g *Globals, dirs []string, kind string) (*testvectors.Report, error) {
-	var precs []string
-	for _, p := range predictor.Precisions() {
-		precs = append(precs, p.String())
-	}
 	raw, err := host.Conformance(context.Background(), host.SuiteOptions{
-		Dirs: dirs, Kind: kind, Precisions: precs, Threads: g.Threads, Stderr: g.Stderr,
+		Dirs: dirs, Kind: kind, Precisions: offeredPrecisions(), Threads: g.Threads, Stderr: g.Stderr,
 	})
 	if err != nil {
 		return nil, err

@@ -29,6 +29,9 @@ type Config struct {
 	Rate float64
 	// Input, Voice and Model go into every request.
 	Input, Voice, Model string
+	// Mix holds more inputs: when set, each stream's text is drawn
+	// uniformly (with Seed) from Input and Mix, so streams differ in length.
+	Mix []string
 	// SlowFraction of the streams read at SlowBytesPerSecond (pcm at 24 kHz
 	// is 48000 B/s, so less than that is slower than real time).
 	SlowFraction       float64
@@ -61,6 +64,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("loadtest: slow readers need a positive bytes/s, got %d", c.SlowBytesPerSecond)
 	case c.Input == "":
 		return errors.New("loadtest: input is empty")
+	case slices.Contains(c.Mix, ""):
+		return errors.New("loadtest: an input of the mix is empty")
 	}
 	return nil
 }
@@ -78,7 +83,13 @@ const (
 // Stream is what one request saw.
 type Stream struct {
 	Kind   Kind
+	Input  int // index of the text: 0 is Config.Input, i is Config.Mix[i-1]
 	Status int // HTTP status (0: no response)
+	// Instance is the replica that answered (its X-Omni-Instance header;
+	// empty if the server sends none).
+	Instance string
+	// Start is when the request was sent, from the start of the run.
+	Start time.Duration
 	// TTFA is from sending the request to the first audio byte; Duration to
 	// the last byte.
 	TTFA, Duration time.Duration
@@ -120,6 +131,7 @@ func Run(ctx context.Context, cfg Config, client *http.Client) (Report, error) {
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6f6d6e69))
 	kinds := make([]Kind, cfg.Requests)
+	inputs := make([]int, cfg.Requests)
 	for i := range kinds {
 		switch r := rng.Float64(); {
 		case r < cfg.DisconnectFraction:
@@ -129,9 +141,15 @@ func Run(ctx context.Context, cfg Config, client *http.Client) (Report, error) {
 		default:
 			kinds[i] = Normal
 		}
+		if len(cfg.Mix) > 0 {
+			inputs[i] = rng.IntN(len(cfg.Mix) + 1)
+		}
 	}
-	body, _ := json.Marshal(map[string]any{"model": cfg.Model, "input": cfg.Input, "voice": cfg.Voice,
-		"response_format": "pcm", "stream_format": "audio"})
+	bodies := make([][]byte, 1+len(cfg.Mix))
+	for i, in := range append([]string{cfg.Input}, cfg.Mix...) {
+		bodies[i], _ = json.Marshal(map[string]any{"model": cfg.Model, "input": in, "voice": cfg.Voice,
+			"response_format": "pcm", "stream_format": "audio"})
+	}
 
 	rep := Report{Config: cfg, Streams: make([]Stream, cfg.Requests)}
 	start := time.Now()
@@ -159,7 +177,9 @@ func Run(ctx context.Context, cfg Config, client *http.Client) (Report, error) {
 		wg.Add(1)
 		go func(i int) {
 			defer func() { <-sem; wg.Done() }()
-			rep.Streams[i] = one(ctx, client, cfg, body, kinds[i])
+			st := one(ctx, client, cfg, bodies[inputs[i]], kinds[i], start)
+			st.Input = inputs[i]
+			rep.Streams[i] = st
 		}(i)
 	}
 	wg.Wait()
@@ -168,7 +188,7 @@ func Run(ctx context.Context, cfg Config, client *http.Client) (Report, error) {
 }
 
 // one runs a single stream.
-func one(ctx context.Context, client *http.Client, cfg Config, body []byte, kind Kind) Stream {
+func one(ctx context.Context, client *http.Client, cfg Config, body []byte, kind Kind, start time.Time) Stream {
 	s := Stream{Kind: kind}
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
@@ -179,6 +199,7 @@ func one(ctx context.Context, client *http.Client, cfg Config, body []byte, kind
 	}
 	req.Header.Set("Content-Type", "application/json")
 	t0 := time.Now()
+	s.Start = t0.Sub(start)
 	resp, err := client.Do(req)
 	if err != nil {
 		s.Err = err.Error()
@@ -186,6 +207,7 @@ func one(ctx context.Context, client *http.Client, cfg Config, body []byte, kind
 	}
 	defer resp.Body.Close()
 	s.Status = resp.StatusCode
+	s.Instance = resp.Header.Get("X-Omni-Instance")
 	if resp.StatusCode != http.StatusOK {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 		return s
@@ -300,4 +322,45 @@ func (r Report) WriteText(w io.Writer) {
 		s.TTFAp50.Round(time.Millisecond), s.TTFAp99.Round(time.Millisecond), s.RTFp50, s.RTFp99)
 	fmt.Fprintf(w, "complete %d  ended with a reported error %d  lost %d   bytes %d of %d expected\n",
 		s.Complete, s.Told, s.Lost, s.BytesReceived, s.BytesExpected)
+	for _, in := range r.ByInstance() {
+		fmt.Fprintf(w, "instance %s: answered %d  admitted %d  complete %d  429 %d  503 %d\n",
+			in.Instance, in.Answered, in.Admitted, in.Complete, in.Refused429, in.Refused503)
+	}
+}
+
+// InstanceCount is what one replica (X-Omni-Instance) answered.
+type InstanceCount struct {
+	Instance                                             string
+	Answered, Admitted, Complete, Refused429, Refused503 int
+}
+
+// ByInstance counts the streams per replica that answered, by name; it is
+// empty when no answer named its replica.
+func (r Report) ByInstance() []InstanceCount {
+	var out []InstanceCount
+	for _, st := range r.Streams {
+		if st.Instance == "" {
+			continue
+		}
+		i := slices.IndexFunc(out, func(c InstanceCount) bool { return c.Instance == st.Instance })
+		if i < 0 {
+			out = append(out, InstanceCount{Instance: st.Instance})
+			i = len(out) - 1
+		}
+		c := &out[i]
+		c.Answered++
+		switch st.Status {
+		case http.StatusOK:
+			c.Admitted++
+			if st.Complete() {
+				c.Complete++
+			}
+		case http.StatusTooManyRequests:
+			c.Refused429++
+		case http.StatusServiceUnavailable:
+			c.Refused503++
+		}
+	}
+	slices.SortFunc(out, func(a, b InstanceCount) int { return strings.Compare(a.Instance, b.Instance) })
+	return out
 }

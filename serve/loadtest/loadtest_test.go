@@ -66,3 +66,51 @@ func TestLoadtestAgainstFake(t *testing.T) {
 	rep.WriteText(&b)
 	t.Log("\n" + b.String())
 }
+
+// TestLoadtestMixAndInstance checks that Mix draws streams of different
+// lengths (each stream's frames are the fake's count for the text it was
+// given) and that streams are counted per answering replica.
+func TestLoadtestMixAndInstance(t *testing.T) {
+	fake := &servetest.Fake{Capacity: 8}
+	s, err := serve.New(fake, serve.Config{Instance: "replica-x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve(ln)
+	defer s.Drain(5 * time.Second)
+
+	texts := []string{"short one", strings.TrimSpace(strings.Repeat("a much longer text ", 8)), "mid length text here"}
+	rep, err := loadtest.Run(context.Background(), loadtest.Config{
+		URL: "http://" + ln.Addr().String(), Concurrency: 4, Requests: 30, Input: texts[0], Mix: texts[1:], Voice: "vivian", Seed: 3,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]int{}
+	for i, st := range rep.Streams {
+		if st.Status != http.StatusOK || !st.Complete() {
+			t.Fatalf("stream %d %+v: want a complete 200", i, st)
+		}
+		if want := servetest.FramesFor(texts[st.Input]); st.Frames != want {
+			t.Errorf("stream %d (input %d): %d frames, want %d", i, st.Input, st.Frames, want)
+		}
+		if st.Instance != "replica-x" {
+			t.Errorf("stream %d: instance %q, want replica-x", i, st.Instance)
+		}
+		seen[st.Input]++
+	}
+	if len(seen) != len(texts) {
+		t.Errorf("inputs drawn %v: want all %d texts used", seen, len(texts))
+	}
+	by := rep.ByInstance()
+	if len(by) != 1 || by[0] != (loadtest.InstanceCount{Instance: "replica-x", Answered: 30, Admitted: 30, Complete: 30}) {
+		t.Errorf("ByInstance = %+v, want replica-x answered, admitted and completed 30", by)
+	}
+	if _, err := loadtest.Run(context.Background(), loadtest.Config{URL: "http://x", Concurrency: 1, Requests: 1, Input: "a", Mix: []string{""}}, nil); err == nil || !strings.Contains(err.Error(), "mix is empty") {
+		t.Errorf("empty mix input: err %v, want the mix named", err)
+	}
+}

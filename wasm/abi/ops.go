@@ -58,6 +58,26 @@ const (
 	OpSourceRead = "source_read"
 )
 
+// Host function names of the codec decoder's operations (codec.Backend).
+// The codec also uses new_matrix, new_vector, new_table, free, bytes,
+// matmul, rms_norm, swiglu and embed above, with the same meaning.
+const (
+	OpNewConv          = "new_conv"
+	OpNewConvTranspose = "new_conv_transpose"
+	OpNewDepthwise     = "new_depthwise"
+	OpNewSnake         = "new_snake"
+	OpNewWindowKV      = "new_window_kv"
+	OpResetKV          = "reset_kv"
+	OpConv             = "conv"
+	OpConvTranspose    = "conv_transpose"
+	OpDepthwise        = "depthwise"
+	OpLayerNorm        = "layer_norm"
+	OpGELU             = "gelu"
+	OpSnake            = "snake"
+	OpScale            = "scale"
+	OpWindowAttention  = "window_attention"
+)
+
 // i32s returns n copies of I32.
 func i32s(n int) []ValueType {
 	t := make([]ValueType, n)
@@ -99,6 +119,22 @@ func Ops() []Op {
 		op(OpAttention, []string{"out", "out_len", "qkv", "qkv_len", "m", "caches", "caches_len", "pos", "pos_len",
 			"layer", "q_norm", "k_norm", "rope", "heads", "eps"}, 14),
 		op(OpSourceRead, []string{"name", "name_len", "row0", "rows", "out", "out_len"}),
+		// codec.Backend; "m" rows per segment, "batch" segments.
+		op(OpNewConv, []string{"out_ch", "in_ch", "kernel", "dilation", "w", "w_len", "bias", "bias_len", "prec", "prec_len", "out"}),
+		op(OpNewConvTranspose, []string{"in_ch", "out_ch", "kernel", "stride", "w", "w_len", "bias", "bias_len", "prec", "prec_len", "out"}),
+		op(OpNewDepthwise, []string{"ch", "kernel", "w", "w_len", "bias", "bias_len", "out"}),
+		op(OpNewSnake, []string{"ch", "alpha", "alpha_len", "beta", "beta_len", "out"}),
+		op(OpNewWindowKV, []string{"layers", "heads", "head_dim", "window", "out"}),
+		op(OpResetKV, []string{"kv"}),
+		op(OpConv, []string{"y", "y_len", "x", "x_len", "m", "batch", "w"}),
+		op(OpConvTranspose, []string{"y", "y_len", "x", "x_len", "m", "batch", "w", "carry", "carry_len"}),
+		op(OpDepthwise, []string{"y", "y_len", "x", "x_len", "m", "batch", "w"}),
+		op(OpLayerNorm, []string{"out", "out_len", "x", "x_len", "m", "w", "b", "eps"}, 7),
+		op(OpGELU, []string{"out", "out_len", "x", "x_len"}),
+		op(OpSnake, []string{"out", "out_len", "x", "x_len", "m", "snake"}),
+		op(OpScale, []string{"out", "out_len", "x", "x_len", "m", "s"}),
+		op(OpWindowAttention, []string{"out", "out_len", "qkv", "qkv_len", "m", "kv", "kv_len", "pos", "pos_len",
+			"layer", "heads", "head_dim", "theta"}, 12),
 	}
 }
 

@@ -14,6 +14,7 @@ import "encoding/json"
 //	load:   —  (the engine's load)
 //	probe:  Probe
 //	conformance: Suite (needs no create)
+//	codec:  Codec (needs no create; the reply's PCM holds the samples)
 //	close:  —
 type Command struct {
 	Op      string          `json:"op"`
@@ -22,6 +23,25 @@ type Command struct {
 	Request json.RawMessage `json:"request,omitempty"`
 	Probe   *ProbeSpec      `json:"probe,omitempty"`
 	Suite   *SuiteSpec      `json:"suite,omitempty"`
+	Codec   *CodecSpec      `json:"codec,omitempty"`
+}
+
+// CodecSpec asks the guest to decode codes with the codec decoder on a
+// guest backend (native kernels as host functions), outside any engine:
+// the native-vs-WASI parity check of the codec graph. The model is the
+// codec directory Dir (read from the guest's read-only filesystem) or, when
+// Dir is empty, the synthetic codec of Config (a speech_tokenizer
+// config.json) and Seed (codec.NewSynthetic), or, when Load is set, the
+// decoder the host loaded (replayed, see CodecLoad). The frames are decoded
+// on one stream in the given pushes (nil: one call).
+type CodecSpec struct {
+	Load      *CodecLoad      `json:"load,omitempty"`
+	Dir       string          `json:"dir,omitempty"`
+	Config    json.RawMessage `json:"config,omitempty"`
+	Seed      uint64          `json:"seed,omitempty"`
+	Precision string          `json:"precision"`
+	Codes     [][16]int32     `json:"codes"`
+	Pushes    []int           `json:"pushes,omitempty"`
 }
 
 // SuiteSpec asks the guest to replay conformance suites (testvectors.Run)
@@ -42,6 +62,7 @@ const (
 	CmdProbe  = "probe"
 	CmdClose  = "close"
 	CmdSuite  = "conformance"
+	CmdCodec  = "codec"
 )
 
 // EngineSpec describes the engine the guest builds: the model's config (a
@@ -56,6 +77,19 @@ type EngineSpec struct {
 	MaxLen    int             `json:"max_len,omitempty"`
 	Path      string          `json:"path,omitempty"`
 	Engine    json.RawMessage `json:"engine,omitempty"` // a core.Config without model, ids and injected dependencies
+	Codec     *CodecLoad      `json:"codec,omitempty"`  // the codec stage's decoder, when the engine has one
+}
+
+// CodecLoad is a codec decoder the host loaded natively through its
+// recorder, for the guest to replay (wasm.Backend.ReplayCodec, which runs
+// codec.Replay): its speech_tokenizer config.json, the precision it was
+// loaded in, and the handles the host made, in call order. The weights are
+// host-owned and never enter guest memory; the guest makes only its
+// streams' window KV states.
+type CodecLoad struct {
+	Config    json.RawMessage `json:"config"`
+	Precision string          `json:"precision"`
+	Created   []Created       `json:"created"`
 }
 
 // ProbeSpec asks the guest to run its model directly (no engine): a
@@ -78,6 +112,20 @@ type Reply struct {
 	Codes  [][16]int32 `json:"codes,omitempty"`
 	// Report is a conformance report (testvectors.Report as JSON).
 	Report json.RawMessage `json:"report,omitempty"`
+	// PCM is the samples of a codec command, in guest memory (see PCM).
+	PCM *PCM `json:"pcm,omitempty"`
+}
+
+// PCM names float32 samples the guest hands to the host in binary: Len
+// samples (4 bytes each, little-endian IEEE 754, 4-byte aligned) at guest
+// offset Ptr. The guest keeps them there until the next command it is sent,
+// so the host copies them out (host: instance.pcm, through the checked
+// memory view) after the reply and before its next call. A reply or event
+// carries the reference, never the samples as JSON numbers. Len 0 is no
+// samples (Ptr is then ignored).
+type PCM struct {
+	Ptr uint32 `json:"p"`
+	Len int32  `json:"n"`
 }
 
 // Event is one stream event crossing the boundary (core.Event without the
@@ -102,6 +150,9 @@ type Event struct {
 	Reason int    `json:"r,omitempty"` // core.EndReason
 	Err    string `json:"e,omitempty"`
 	Cap    int    `json:"cap,omitempty"`
+	// PCM is the audio of a chunk event when the guest engine runs the
+	// codec stage (the samples stay in guest memory; see PCM).
+	PCM *PCM `json:"pcm,omitempty"`
 }
 
 // Load is the guest engine's load (core.Load).
