@@ -141,7 +141,7 @@ func (m *Model) decode(streams []*Stream, codes [][][Codebooks]int32, pcm [][]fl
 		return err
 	}
 	x := sc.buf(sX, R*cd)
-	if err := be.MatMul(x, e0, R, m.projFirst); err != nil {
+	if err := m.linear(x, e0, R, m.projFirst); err != nil {
 		return err
 	}
 	ids = sc.ids[:R*(Codebooks-1)]
@@ -157,7 +157,7 @@ func (m *Model) decode(streams []*Stream, codes [][][Codebooks]int32, pcm [][]fl
 		return err
 	}
 	y := sc.buf(sY, R*cd)
-	if err := be.MatMul(y, e0, R, m.projRest); err != nil {
+	if err := m.linear(y, e0, R, m.projRest); err != nil {
 		return err
 	}
 	for i := range x {
@@ -297,14 +297,14 @@ func (m *Model) convNeXt(x []float32, rows int, u *upW, streams []*Stream, j int
 		return err
 	}
 	p1 := m.scratch.buf(sCat, R*4*L)
-	if err := be.MatMul(p1, ln, R, u.pw1); err != nil {
+	if err := m.linear(p1, ln, R, u.pw1); err != nil {
 		return err
 	}
 	g := m.scratch.buf(sT3, R*4*L)
 	if err := be.GELU(g, p1); err != nil {
 		return err
 	}
-	if err := be.MatMul(d, g, R, u.pw2); err != nil {
+	if err := m.linear(d, g, R, u.pw2); err != nil {
 		return err
 	}
 	if err := be.Scale(ln, d, R, u.gamma); err != nil {
@@ -360,7 +360,7 @@ func (m *Model) transformer(x []float32, streams []*Stream, n int) error {
 		}
 	}
 	h := sc.buf(sY, R*H)
-	if err := be.MatMul(h, x, R, m.inProj); err != nil {
+	if err := m.linear(h, x, R, m.inProj); err != nil {
 		return err
 	}
 	t := sc.buf(sT1, R*H)
@@ -372,13 +372,13 @@ func (m *Model) transformer(x []float32, streams []*Stream, n int) error {
 		if err := be.RMSNorm(t, h, R, l.attnNorm, c.RMSEps); err != nil {
 			return err
 		}
-		if err := be.MatMul(big[:R*3*a], t, R, l.qkv); err != nil {
+		if err := m.linear(big[:R*3*a], t, R, l.qkv); err != nil {
 			return err
 		}
 		if err := be.WindowAttention(att[:R*a], big[:R*3*a], R, kv, pos, li, c.Heads, c.HeadDim, c.RopeTheta); err != nil {
 			return err
 		}
-		if err := be.MatMul(o, att[:R*a], R, l.o); err != nil {
+		if err := m.linear(o, att[:R*a], R, l.o); err != nil {
 			return err
 		}
 		if err := be.Scale(t, o, R, l.attnScale); err != nil {
@@ -390,13 +390,13 @@ func (m *Model) transformer(x []float32, streams []*Stream, n int) error {
 		if err := be.RMSNorm(t, h, R, l.mlpNorm, c.RMSEps); err != nil {
 			return err
 		}
-		if err := be.MatMul(big[:R*2*I], t, R, l.gateUp); err != nil {
+		if err := m.linear(big[:R*2*I], t, R, l.gateUp); err != nil {
 			return err
 		}
 		if err := be.SwiGLU(att[:R*I], big[:R*2*I], R); err != nil {
 			return err
 		}
-		if err := be.MatMul(o, att[:R*I], R, l.down); err != nil {
+		if err := m.linear(o, att[:R*I], R, l.down); err != nil {
 			return err
 		}
 		if err := be.Scale(t, o, R, l.mlpScale); err != nil {
@@ -410,5 +410,5 @@ func (m *Model) transformer(x []float32, streams []*Stream, n int) error {
 		return err
 	}
 	out := sc.buf(sX, R*c.LatentDim)
-	return be.MatMul(out, t, R, m.outProj)
+	return m.linear(out, t, R, m.outProj)
 }

@@ -16,11 +16,12 @@ type Model struct {
 	spf       int // samples per frame
 
 	rvqFirst, rvqRest   int32 // codebook tables (rest: 15 stacked)
-	projFirst, projRest int32 // RVQ output projections
+	projFirst, projRest lin   // RVQ output projections
 	preConv             int32
-	inProj              int32
+	inProj              lin
 	layers              []layerW
-	norm, outProj       int32
+	norm                int32
+	outProj             lin
 	ups                 []upW
 	conv0               int32
 	blocks              []blockW
@@ -32,9 +33,35 @@ type Model struct {
 	closed  bool
 }
 
-type layerW struct{ attnNorm, qkv, o, attnScale, mlpNorm, gateUp, down, mlpScale int32 }
+type layerW struct {
+	attnNorm, attnScale, mlpNorm, mlpScale int32
+	qkv, o, gateUp, down                   lin
+}
 
-type upW struct{ tconv, dw, lnW, lnB, pw1, pw2, gamma int32 }
+type upW struct {
+	tconv, dw, lnW, lnB, gamma int32
+	pw1, pw2                   lin
+}
+
+// lin is a linear layer's handle: a Conv of kernel 1 (conv) or a matrix.
+// A Conv of kernel 1 is the same product, y = x·Wᵀ + bias, and on the
+// native backend it runs on the conv GEMM, whose every row sums in the same
+// order at any row count (so splits stay exact) and which keeps several
+// rows in registers per weight load (so several frames per call read the
+// weights once and run near the FMA peak); the int8 matrices keep
+// NewMatrix's Hadamard-rotated format.
+type lin struct {
+	h    int32
+	conv bool
+}
+
+// linear computes y[rows×out] = x[rows×in]·Wᵀ + bias on l.
+func (m *Model) linear(y, x []float32, rows int, l lin) error {
+	if l.conv {
+		return m.b.Conv(y, x, rows, 1, l.h)
+	}
+	return m.b.MatMul(y, x, rows, l.h)
+}
 
 type resW struct{ snake1, conv1, snake2, conv2 int32 }
 
@@ -141,16 +168,22 @@ func build(cfg Config, get weightSet, b Backend, precision string) (_ *Model, er
 		}
 		return h
 	}
-	matrix := func(rows, cols int, data, bias []float32, what string, perFrame int) int32 {
+	// A linear layer is a Conv of kernel 1 except in int8 (see lin).
+	matrix := func(rows, cols int, data, bias []float32, what string, perFrame int) lin {
 		if err != nil {
-			return -1
+			return lin{h: -1}
 		}
-		var h int32
-		h, err = keep(b.NewMatrix(rows, cols, data, bias, layerPrecision(precision, perFrame)))
+		l := lin{h: -1}
+		if p := layerPrecision(precision, perFrame); p == "int8" {
+			l.h, err = keep(b.NewMatrix(rows, cols, data, bias, p))
+		} else {
+			l.conv = true
+			l.h, err = keep(b.NewConv(rows, cols, 1, 1, data, bias, p))
+		}
 		if err != nil {
 			err = fmt.Errorf("codec: upload %s: %w", what, err)
 		}
-		return h
+		return l
 	}
 	conv := func(prefix string, out, in, k, dil, perFrame int) int32 {
 		wt, bias := w(prefix+".weight"), w(prefix+".bias")
@@ -297,9 +330,11 @@ func build(cfg Config, get weightSet, b Backend, precision string) (_ *Model, er
 }
 
 // Precisions returns the precision names the codec takes: "fp32" (the
-// reference), "int8" (every matrix and convolution in the backend's int8)
-// and "mixed" (see MixedRows). The backend must offer fp32 and int8.
-func Precisions() []string { return []string{"fp32", "int8", "mixed"} }
+// reference), "bf16" (every matrix and convolution stored in bfloat16 and
+// computed in fp32: half the weight bytes), "int8" (every matrix and
+// convolution in the backend's int8) and "mixed" (see MixedRows). The
+// backend must offer fp32, bf16 (convolutions) and int8.
+func Precisions() []string { return []string{"fp32", "bf16", "int8", "mixed"} }
 
 // MixedRows is the largest rows per stream and frame at which precision
 // "mixed" puts a layer in int8; layers with more rows stay fp32.

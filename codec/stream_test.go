@@ -71,7 +71,7 @@ func firstDiff(a, b []float32) int {
 }
 
 func TestStreamingEqualsOneCall(t *testing.T) {
-	for _, prec := range []string{"fp32", "int8", "mixed"} {
+	for _, prec := range []string{"fp32", "bf16", "int8", "mixed"} {
 		t.Run(prec, func(t *testing.T) {
 			m := tinyModel(t, prec)
 			r := rand.New(rand.NewPCG(1, 2))

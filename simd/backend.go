@@ -40,6 +40,7 @@ type Backend struct {
 	convSmallX []float32
 	convSmallY []float32
 	groupHook  *convGroupHook // tests only: an emulated grouped kernel
+	convBF     bool           // the conv call being set up has bf16 weights
 	snakeT     snakeTask
 	geluT      geluTask
 	attnWin    []float32 // WindowAttention's rotated q and scores

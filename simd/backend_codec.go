@@ -26,8 +26,9 @@ type convWeights struct {
 	stride          int // ConvTranspose1d
 	precision       string
 	f32             *F32Matrix
-	q8              *Q8Matrix // precision "int8" (conv_q8.go)
-	bias            []float32 // nil: none
+	bf              *bf16Panels // precision "bf16" (conv_bf16.go)
+	q8              *Q8Matrix   // precision "int8" (conv_q8.go)
+	bias            []float32   // nil: none
 }
 
 // bytes returns the bytes the packed weights and bias occupy.
@@ -39,7 +40,19 @@ func (c *convWeights) bytes() int64 {
 	if c.q8 != nil {
 		n += int64(c.q8.Bytes())
 	}
+	if c.bf != nil {
+		n += int64(c.bf.bytes())
+	}
 	return n
+}
+
+// gemmWeights returns the conv GEMM's weights: the dims (and fp32 data)
+// and, for bf16, the bf16 data.
+func (c *convWeights) gemmWeights() (*F32Matrix, []uint16) {
+	if c.bf != nil {
+		return &c.bf.dims, c.bf.data
+	}
+	return c.f32, nil
 }
 
 // depthwiseWeights is a depthwise Conv1d, stored tap-major: w[j·ch+c] =
@@ -81,11 +94,13 @@ func checkConvBias(what string, bias []float32, n int) error {
 }
 
 // convPrecisions names the precisions NewConv and NewConvTranspose accept.
-const convPrecisions = "fp32 or int8"
+const convPrecisions = "fp32, bf16 or int8"
 
 // NewConv uploads a Conv1d weight w[o][i][j] (out×in×kernel, PyTorch
 // layout) with dilation and an optional bias (nil or out values). Precision
-// "fp32" is the reference; "int8" quantizes the weights in blocks of
+// "fp32" is the reference; "bf16" rounds the weights to bfloat16 (half the
+// bytes; converted exactly in the kernel, summed in fp32 with FMA, the same
+// bits at every level: conv_bf16.go); "int8" quantizes the weights in blocks of
 // DefaultBlock along each tap's inputs (one fp32 scale per output, tap and
 // block of 32 inputs) and the activations per row and block at run time, as
 // NewMatrix's "int8" does (without the Hadamard rotation). It implements
@@ -134,6 +149,12 @@ func (c *convWeights) pack(wp []float32, rows, cols int, precision, what string)
 			return fmt.Errorf("simd: backend: %s: %w", what, err)
 		}
 		c.f32 = m
+	case "bf16":
+		m, err := newBF16Panels(wp, rows, cols)
+		if err != nil {
+			return fmt.Errorf("simd: backend: %s: %w", what, err)
+		}
+		c.bf = m
 	case "int8":
 		if c.kernel > 1 && c.dilation >= 1 && c.in%DefaultBlock != 0 {
 			return fmt.Errorf("simd: backend: %s: int8 needs in channels a multiple of %d (use fp32)", what, DefaultBlock)
@@ -151,7 +172,7 @@ func (c *convWeights) pack(wp []float32, rows, cols int, precision, what string)
 
 // NewConvTranspose uploads a ConvTranspose1d weight w[i][o][j]
 // (in×out×kernel, PyTorch layout), kernel ≥ stride, with an optional bias
-// (nil or out values), in precision "fp32" or "int8" (as NewConv). It
+// (nil or out values), in precision "fp32", "bf16" or "int8" (as NewConv). It
 // implements codec.Backend.
 func (b *Backend) NewConvTranspose(in, out, kernel, stride int, w, bias []float32, precision string) (int32, error) {
 	what := fmt.Sprintf("transposed conv %d×%d×%d stride %d", in, out, kernel, stride)

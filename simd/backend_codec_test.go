@@ -103,6 +103,8 @@ func TestBackendConvAgainstTorchDefinition(t *testing.T) {
 		{1, 96, 7, 1, 37, 1},
 		{96, 96, 1, 1, 23, 2},
 		{20, 128, 7, 1, 29, 1}, // K = 896: the AVX2 level splits K
+		{24, 300, 7, 1, 17, 2}, // K = 2100, a partial panel
+		{16, 310, 7, 3, 13, 1}, // K = 2170, dilated
 	}
 	eachLevel(t, func(t *testing.T) {
 		for _, threads := range []int{1, 2} {
@@ -141,10 +143,13 @@ func TestBackendConvStreamsExactly(t *testing.T) {
 		b := NewBackend(2)
 		defer b.Close()
 		r := rand.New(rand.NewPCG(3, 4))
-		for _, d := range []int{1, 3, 9} {
+		for _, d := range []int{1, 3, 9, 0} {
 			out, in, k, m := 37, 29, 7, 41
-			if d == 1 {
-				in = 130 // K = 910: the AVX2 level splits K for 12 rows or more
+			switch d {
+			case 1:
+				in = 130 // K = 910
+			case 0:
+				d, in = 1, 310 // K = 2170
 			}
 			h, err := b.NewConv(out, in, k, d, randVec(r, out*in*k, 0.2), randVec(r, out, 1), "fp32")
 			if err != nil {

@@ -101,7 +101,14 @@ func buildFrame(tb testing.TB, b *Backend, mode string, B int) []frameStage {
 	matmul := func(name string, rows, cols, m int, x, y []float32) {
 		w := make([]float32, rows*cols)
 		lcgFill(w, next(), float32(1/math.Sqrt(float64(cols))))
-		h := must(b.NewMatrix(rows, cols, w, make([]float32, rows), precFor(m)))
+		// As the codec graph does: a conv of kernel 1 (the conv GEMM)
+		// except in int8, which keeps NewMatrix's format.
+		if p := precFor(m); p != "int8" {
+			h := must(b.NewConv(rows, cols, 1, 1, w, make([]float32, rows), p))
+			st = append(st, frameStage{name, float64(B * m * rows * cols), func() error { return b.Conv(y, x, B*m, 1, h) }})
+			return
+		}
+		h := must(b.NewMatrix(rows, cols, w, make([]float32, rows), "int8"))
 		st = append(st, frameStage{name, float64(B * m * rows * cols), func() error { return b.MatMul(y, x, B*m, h) }})
 	}
 	act := func(n int) []float32 { v := make([]float32, B*n); lcgFill(v, next(), 1); return v }
@@ -188,7 +195,7 @@ func buildFrame(tb testing.TB, b *Backend, mode string, B int) []frameStage {
 //
 //	go test -run '^$' -bench CodecFrame -benchtime 20x ./simd/
 func BenchmarkCodecFrame(b *testing.B) {
-	for _, prec := range []string{"fp32", "int8", "mixed"} {
+	for _, prec := range []string{"fp32", "bf16", "int8", "mixed"} {
 		for _, threads := range []int{1, 2} {
 			for _, B := range []int{1, 4} {
 				b.Run(fmt.Sprintf("%s/threads=%d/B=%d", prec, threads, B), func(b *testing.B) {

@@ -11,3 +11,21 @@ import "unsafe"
 //
 //go:noescape
 func gemmF32x6RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int)
+
+// gemmBF16x6RowsAVX2 is gemmF32x6RowsAVX2 on bf16 weights (conv_bf16.go's
+// layout, 32 bytes per input per panel), converted exactly to fp32 and
+// summed with FMA in input order (the bits of convGemmBF16Generic).
+//
+//go:noescape
+func gemmBF16x6RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int)
+
+// gemmF32x1RowsAVX2 is gemmF32x6RowsAVX2 for the one row y[0], x[0] (the
+// same bits as that row in the 6-row kernel).
+//
+//go:noescape
+func gemmF32x1RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int)
+
+// gemmBF16x1RowsAVX2 is gemmBF16x6RowsAVX2 for the one row y[0], x[0].
+//
+//go:noescape
+func gemmBF16x1RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int)

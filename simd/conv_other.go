@@ -7,3 +7,15 @@ import "unsafe"
 func gemmF32x6RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int) {
 	panic("omni: BUG: assembly kernel called in a build without assembly")
 }
+
+func gemmBF16x6RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int) {
+	panic("omni: BUG: assembly kernel called in a build without assembly")
+}
+
+func gemmF32x1RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int) {
+	panic("omni: BUG: assembly kernel called in a build without assembly")
+}
+
+func gemmBF16x1RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int) {
+	panic("omni: BUG: assembly kernel called in a build without assembly")
+}

@@ -15,13 +15,16 @@ type convJob struct {
 // At the AVX2 level the rows of every job are listed by pointer (yp, xp;
 // padded to a multiple of 6 with the last row again) and go through the
 // row-list kernel 6 at a time, whatever job they belong to, so small jobs
-// (a dilated conv's phases, a batch's segments) waste no kernel rows.
+// (a dilated conv's phases, a batch's segments) waste no kernel rows; a
+// list of only one or two rows goes through the one-row kernel, which sums
+// each output in the same order.
 type convTask struct {
 	l    Level
 	rows bool            // the AVX2 row list (listRows, runRows)
 	g    int             // rows of the grouped kernel (1: the generic loop)
 	kern convGroupKernel // the grouped kernel when g > 1
-	w    *F32Matrix
+	w    *F32Matrix      // the dims, and the fp32 weights when wb is nil
+	wb   []uint16        // bf16 weights (conv_bf16.go), or nil
 	jobs []convJob
 	bias []float32 // nil, or added to every job row's outputs
 
@@ -44,9 +47,12 @@ func (t *convTask) RunRange(lo, hi int) {
 		pe := min(pc+chunk, hi)
 		for i := range t.jobs {
 			j := &t.jobs[i]
-			if t.g > 1 {
+			switch {
+			case t.wb != nil:
+				convGemmBF16Generic(j.y, j.ldy, j.x, j.ldx, j.m, t.w, t.wb, pc, pe)
+			case t.g > 1:
 				convGemmGroups(t.g, t.kern, j.y, j.ldy, j.x, j.ldx, j.m, t.w, pc, pe, j.pad)
-			} else {
+			default:
 				convGemmGeneric(j.y, j.ldy, j.x, j.ldx, j.m, t.w, pc, pe)
 			}
 		}
@@ -88,7 +94,12 @@ func (t *convTask) listRows() {
 			t.rowIdx = append(t.rowIdx, int32(i))
 		}
 	}
-	for last := len(t.yp) - 1; len(t.yp)%6 != 0; {
+	// A list of one or two rows goes through the one-row kernel (runRows):
+	// a weight-bound pass, where computing each row six times would cost
+	// more than the one-row kernel's latency-bound FMA chains. Any other
+	// list is padded to a multiple of 6: among full groups the 6-row
+	// kernel's throughput beats one-row passes (2 chains per row).
+	for last := len(t.yp) - 1; len(t.yp) > 2 && len(t.yp)%6 != 0; {
 		t.yp, t.xp = append(t.yp, t.yp[last]), append(t.xp, t.xp[last])
 		t.rowJob, t.rowIdx = append(t.rowJob, t.rowJob[last]), append(t.rowIdx, t.rowIdx[last])
 	}
@@ -111,21 +122,46 @@ func (t *convTask) runRows(lo, hi int) {
 	for pc := lo; pc < hi; pc += chunk {
 		n := min(chunk, hi-pc)
 		nf := max(0, min(n, full-pc))
-		for g0 := 0; g0 < len(t.yp); g0 += 6 {
+		for g0 := 0; g0 < len(t.yp); {
+			g := 6
+			if len(t.yp)-g0 < 6 {
+				g = 1 // the last one or two rows
+			}
 			if nf > 0 {
-				gemmF32x6RowsAVX2(&t.yp[g0], &t.xp[g0], unsafe.Pointer(&w.data[pc*pb]), k, nf, 4*pc*PanelRows)
+				t.rowsKernel(g, &t.yp[g0], &t.xp[g0], pc*pb, k, nf, 4*pc*PanelRows)
 			}
 			for p := pc + nf; p < pc+n; p++ {
-				gemmF32x6RowsAVX2(&t.tp[0], &t.xp[g0], unsafe.Pointer(&w.data[p*pb]), k, 1, 0)
+				t.rowsKernel(g, &t.tp[0], &t.xp[g0], p*pb, k, 1, 0)
 				nr := w.rows - p*PanelRows
-				for r := 0; r < 6; r++ {
+				for r := 0; r < g; r++ {
 					j := &t.jobs[t.rowJob[g0+r]]
 					i := int(t.rowIdx[g0+r])
 					copy(j.y[i*j.ldy+p*PanelRows:][:nr], t.tile[r*PanelRows:][:nr])
 				}
 			}
+			g0 += g
 		}
 		t.addBias(pc, pc+n)
+	}
+}
+
+// rowsKernel runs the g-row (6 or 1) row-list kernel of the task's weights
+// on np panels from weight element off.
+func (t *convTask) rowsKernel(g int, yp, xp *uintptr, off, k, np, yoff int) {
+	if t.wb != nil {
+		_ = t.wb[off+np*PanelRows*k-1]
+		if g == 6 {
+			gemmBF16x6RowsAVX2(yp, xp, unsafe.Pointer(&t.wb[off]), k, np, yoff)
+		} else {
+			gemmBF16x1RowsAVX2(yp, xp, unsafe.Pointer(&t.wb[off]), k, np, yoff)
+		}
+		return
+	}
+	_ = t.w.data[off+np*PanelRows*k-1]
+	if g == 6 {
+		gemmF32x6RowsAVX2(yp, xp, unsafe.Pointer(&t.w.data[off]), k, np, yoff)
+	} else {
+		gemmF32x1RowsAVX2(yp, xp, unsafe.Pointer(&t.w.data[off]), k, np, yoff)
 	}
 }
 
@@ -139,6 +175,9 @@ type convGroupHook struct {
 // convGrouping returns the grouped kernel the active level uses (g = 1:
 // none; the AVX2 level's row list is not grouped).
 func (b *Backend) convGrouping() (int, convGroupKernel) {
+	if b.convBF {
+		return 1, nil // bf16: the row list at AVX2 and above, else generic
+	}
 	if b.groupHook != nil {
 		return b.groupHook.g, b.groupHook.kern
 	}
@@ -152,7 +191,19 @@ func (b *Backend) convGrouping() (int, convGroupKernel) {
 }
 
 // rowListed reports whether conv jobs go through the AVX2 row list.
-func (b *Backend) rowListed() bool { return b.groupHook == nil && active == AVX2 && haveAsm }
+// bf16 weights use it at every assembly level (AVX-512 machines run AVX2).
+func (b *Backend) rowListed() bool {
+	if b.convBF {
+		return haveAsm && active != Generic
+	}
+	return b.groupHook == nil && active == AVX2 && haveAsm
+}
+
+// convBegin starts setting up a conv call on c's weights.
+func (b *Backend) convBegin(c *convWeights) {
+	b.convJobs, b.convPad = b.convJobs[:0], b.convPad[:0]
+	b.convBF = c.bf != nil
+}
 
 // runConvJobs runs b.convJobs against w on the pool, split by panels, and
 // adds bias (nil: none) to their outputs. With a grouped kernel, the rows
@@ -161,9 +212,10 @@ func (b *Backend) rowListed() bool { return b.groupHook == nil && active == AVX2
 // into one packed job (input rows K apart, zero rows up to a whole group),
 // computed into a scratch, and copied to their places, so they fill groups
 // instead of padding one each. Each row's sum is the same either way.
-func (b *Backend) runConvJobs(w *F32Matrix, bias []float32) {
+func (b *Backend) runConvJobs(c *convWeights, bias []float32) {
 	t := &b.convT
-	t.l, t.w, t.bias = active, w, bias
+	w, wb := c.gemmWeights()
+	t.l, t.w, t.wb, t.bias = active, w, wb, bias
 	t.g, t.kern = b.convGrouping()
 	k, out := w.cols, w.rows
 	R := len(b.convSmall)
@@ -196,7 +248,7 @@ func (b *Backend) runConvJobs(w *F32Matrix, bias []float32) {
 		copy(row.y[:out], b.convSmallY[r*out:(r+1)*out])
 	}
 	b.convSmall = b.convSmall[:0]
-	t.w, t.jobs, t.bias, t.kern = nil, nil, nil, nil
+	t.w, t.wb, t.jobs, t.bias, t.kern = nil, nil, nil, nil, nil
 }
 
 // convSmallRow is a row of a small job, set aside for packing: its input

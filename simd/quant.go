@@ -271,15 +271,21 @@ func (q *Q8Input) Quantize(x []float32, m int) {
 	}
 	q.m = m
 	ld := 4 * m
-	useAsm := haveAsm && active == AVX512VNNI
+	useAsm := haveAsm && (active == AVX512VNNI || active == AVX2)
 	full := q.cols / q.block // blocks without padding
 	for i := 0; i < m; i++ {
 		row := x[i*q.cols : (i+1)*q.cols]
 		for b := 0; b < q.nb; b++ {
 			if useAsm && b < full {
 				// The assembly does full blocks until one needs a subnormal scale.
-				n := quantizeQ8AVX512(unsafe.Pointer(&q.qx[b*q.block/4*ld+4*i]), ld,
-					unsafe.Pointer(&q.sc[b*2*m+i]), 8*m, 4*m, unsafe.Pointer(&row[b*q.block]), full-b, q.block/16)
+				var n int
+				if active == AVX512VNNI {
+					n = quantizeQ8AVX512(unsafe.Pointer(&q.qx[b*q.block/4*ld+4*i]), ld,
+						unsafe.Pointer(&q.sc[b*2*m+i]), 8*m, 4*m, unsafe.Pointer(&row[b*q.block]), full-b, q.block/16)
+				} else {
+					n = quantizeQ8AVX2(unsafe.Pointer(&q.qx[b*q.block/4*ld+4*i]), ld,
+						unsafe.Pointer(&q.sc[b*2*m+i]), 8*m, 4*m, unsafe.Pointer(&row[b*q.block]), full-b, q.block/8)
+				}
 				if b += n; b >= q.nb {
 					break
 				}

@@ -12,3 +12,9 @@ import "unsafe"
 //
 //go:noescape
 func quantizeQ8AVX512(dst unsafe.Pointer, ld int, sc unsafe.Pointer, ldsc, sumoff int, x unsafe.Pointer, nb, chunks int) int
+
+// quantizeQ8AVX2 is quantizeQ8AVX512 at AVX2 (chunks = block/8 vectors of
+// 8), with the same bits as quantizeBlock.
+//
+//go:noescape
+func quantizeQ8AVX2(dst unsafe.Pointer, ld int, sc unsafe.Pointer, ldsc, sumoff int, x unsafe.Pointer, nb, chunks int) int

@@ -11,7 +11,7 @@ import (
 // nativeEnv runs model kinds on the native backend with every precision.
 func nativeEnv() *Env {
 	return &Env{
-		Precisions: []string{"fp32", "int8", "int8-fp32head", "mixed"},
+		Precisions: []string{"fp32", "bf16", "int8", "int8-fp32head", "mixed"},
 		NewBackend: func() (predictor.Backend, func()) {
 			b := simd.NewBackend(1)
 			return b, b.Close

@@ -8,11 +8,12 @@ import (
 )
 
 // TestBenchCodecJSON runs "omni bench codec --json" on the tiny synthetic
-// codec and checks the report's structure: one run per stream count, the
-// MAC count, stage shares summing to 1, an SNR for the reduced precision.
+// codec and checks the report's structure: one run per frames-per-call and
+// stream count, the MAC count, stage shares summing to 1, an SNR for the
+// reduced precision.
 func TestBenchCodecJSON(t *testing.T) {
 	var out, errb bytes.Buffer
-	code := run([]string{"bench", "codec", "--codec", "synth:tiny", "--precision", "int8", "--streams", "1,3",
+	code := run([]string{"bench", "codec", "--codec", "synth:tiny", "--precision", "int8", "--streams", "1,3", "--frames-per-call", "1,2",
 		"--frames", "2", "--warmup", "1", "--peak", "20ms", "--snr", "3", "--json"}, &out, &errb)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
@@ -21,8 +22,13 @@ func TestBenchCodecJSON(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("%v: %s", err, out.String())
 	}
-	if len(rep.Runs) != 2 || rep.Runs[0].Streams != 1 || rep.Runs[1].Streams != 3 || rep.MACsPerFrame <= 0 || rep.SNRFrames != 3 {
+	if len(rep.Runs) != 4 || rep.MACsPerFrame <= 0 || rep.SNRFrames != 3 {
 		t.Fatalf("report %+v", rep)
+	}
+	for i, want := range [][2]int{{1, 1}, {1, 3}, {2, 1}, {2, 3}} {
+		if r := rep.Runs[i]; r.FramesPerCall != want[0] || r.Streams != want[1] {
+			t.Errorf("run %d: %d frames per call × %d streams, want %d × %d", i, r.FramesPerCall, r.Streams, want[0], want[1])
+		}
 	}
 	for _, r := range rep.Runs {
 		var sum float64
