@@ -29,7 +29,7 @@ func (s *hostState) codecReady() abi.Status {
 	return abi.StatusOK
 }
 
-// convPrec reads a conv precision ("fp32" or "int8") from guest memory
+// convPrec reads a conv precision ("fp32", "bf16" or "int8") from guest memory
 // without allocating.
 func convPrec(mem api.Memory, p uint32, n int32) (string, abi.Status) {
 	if n < 1 || n > maxPrecLen {
@@ -42,6 +42,8 @@ func convPrec(mem api.Memory, p uint32, n int32) (string, abi.Status) {
 	switch string(b) {
 	case "fp32":
 		return "fp32", abi.StatusOK
+	case "bf16":
+		return "bf16", abi.StatusOK
 	case "int8":
 		return "int8", abi.StatusOK
 	}
