@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/omni-tts/omni/core"
 	"github.com/omni-tts/omni/host"
@@ -179,6 +180,7 @@ type engineStream struct {
 
 	mu     sync.Mutex
 	frames int
+	closed bool // Close was called
 	res    Result
 }
 
@@ -211,7 +213,7 @@ func (a *engineStream) Next(ctx context.Context) (Chunk, error) {
 func (a *engineStream) finish(end core.End) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.res = Result{Frames: a.frames, InputTokens: a.input, OutputTokens: end.Frames}
+	a.res = Result{Frames: a.frames, InputTokens: a.input, OutputTokens: end.Frames, Steps: firstAudioPhases(a.s.Timeline())}
 	switch end.Reason {
 	case core.EndEOS:
 		a.res.Reason = EndEOS
@@ -230,16 +232,48 @@ func (a *engineStream) finish(end core.End) error {
 	return io.EOF
 }
 
-// Result implements AudioStream.
+// firstAudioPhases attributes a stream's time to first audio to the
+// engine's phases, in seconds (serve adds them to omni_step_seconds_total):
+// queueing before admission, the prompt prefill, the first chunk's frames,
+// the hop to the codec stage and the first decode. A phase the stream never
+// reached is left out.
+func firstAudioPhases(tl core.Timeline) map[string]float64 {
+	steps := map[string]float64{}
+	add := func(phase string, from, to time.Duration) {
+		if from > 0 && to >= from {
+			steps[phase] = (to - from).Seconds()
+		}
+	}
+	add("queue", tl.Submitted, tl.Admitted)
+	add("prefill", tl.Admitted, tl.Prefilled)
+	add("first_frames", tl.Prefilled, tl.FirstCut)
+	add("hop", tl.FirstCut, tl.FirstGot)
+	add("first_decode", tl.FirstGot, tl.FirstDecoded)
+	return steps
+}
+
+// Result implements AudioStream. Before the end was read (a client that
+// hung up) it reports the frames so far, ended cancelled once Close was
+// called.
 func (a *engineStream) Result() Result {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.res.Reason == "" {
+		r := Result{Frames: a.frames, InputTokens: a.input, OutputTokens: a.frames, Steps: firstAudioPhases(a.s.Timeline())}
+		if a.closed {
+			r.Reason = EndCancelled
+		}
+		return r
+	}
 	return a.res
 }
 
 // Close implements AudioStream: it cancels the stream, whose KV and decoder
 // state the engine frees at its next step.
 func (a *engineStream) Close() error {
+	a.mu.Lock()
+	a.closed = true
+	a.mu.Unlock()
 	a.cancel()
 	return nil
 }

@@ -140,6 +140,9 @@ func TestEngineDisconnectFreesKV(t *testing.T) {
 	}
 	defer m.Body.Close()
 	text, _ := io.ReadAll(m.Body)
+	if !strings.Contains(string(text), `omni_step_seconds_total{phase="prefill"}`) {
+		t.Errorf("no prefill time attributed:\n%s", grepLines(string(text), "omni_step_seconds_total"))
+	}
 	if !strings.Contains(string(text), `omni_requests_finished_total{reason="cancelled"} 1`) {
 		t.Errorf("the hung-up stream was not counted as cancelled:\n%s", grepLines(string(text), "omni_requests_finished_total"))
 	}
