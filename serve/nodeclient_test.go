@@ -45,7 +45,43 @@ func TestOpenAINodeSDK(t *testing.T) {
 		t.Fatalf("npm ci: %v\n%s", err, out)
 	}
 
-	_, url := startServer(t, &servetest.Fake{FrameTime: time.Millisecond}, serve.Config{})
+	t.Run("fake", func(t *testing.T) {
+		_, url := startServer(t, &servetest.Fake{FrameTime: time.Millisecond}, serve.Config{})
+		frames := map[string]int{
+			"nonstream": servetest.FramesFor("Hello from the official OpenAI Node client."),
+			"stream":    servetest.FramesFor("Streaming speech arrives in pieces as it is made."),
+			"sse":       servetest.FramesFor("Server sent events carry base64 audio."),
+		}
+		runNodeSDK(t, node, dir, url, func(name string, got int) int { return frames[name] }, checkSamples)
+	})
+	t.Run("engine", func(t *testing.T) {
+		// The real engine on synth:tiny with its codec: the frame count is
+		// the model's (EOS or the cap), so each answer must hold whole
+		// frames and the SSE usage must count the frames it carried.
+		ts, _ := engineServer(t)
+		runNodeSDK(t, node, dir, ts.URL, func(name string, got int) int {
+			if got == 0 || got%1920 != 0 {
+				return -1 // no whole number of frames: fail below
+			}
+			return got / 1920
+		}, checkWholeFrames)
+	})
+}
+
+// checkWholeFrames checks an engine answer's length only (its samples are
+// the model's): wantN samples, a positive number of whole frames.
+func checkWholeFrames(t *testing.T, what string, got []int16, wantN int) {
+	t.Helper()
+	if wantN <= 0 || len(got) != wantN {
+		t.Fatalf("%s: %d samples, want a positive whole number of 1920-sample frames", what, len(got))
+	}
+}
+
+// runNodeSDK runs speech.mjs (installed in dir) against the server at url
+// and checks what it saved; wantFrames gives the frames each answer
+// ("nonstream", "stream", "sse") must hold, from the samples it got.
+func runNodeSDK(t *testing.T, node, dir, url string, wantFrames func(name string, gotSamples int) int, check func(t *testing.T, what string, got []int16, wantN int)) {
+	t.Helper()
 	outDir := t.TempDir()
 	cmd := exec.Command(node, "speech.mjs")
 	cmd.Dir = dir
@@ -90,15 +126,17 @@ func TestOpenAINodeSDK(t *testing.T) {
 	if rate != 24000 || rep.Nonstream.ContentType != "audio/wav" {
 		t.Errorf("non-streaming: rate %d, type %q", rate, rep.Nonstream.ContentType)
 	}
-	checkSamples(t, "node non-streaming wav", samples, servetest.FramesFor("Hello from the official OpenAI Node client.")*1920)
-	checkSamples(t, "node streaming pcm", s16(read("stream.pcm")), servetest.FramesFor("Streaming speech arrives in pieces as it is made.")*1920)
-	if rep.Stream.Chunks < 2 || rep.Stream.ContentType != "audio/pcm" {
-		t.Errorf("streaming: %d chunks of %q, want several of audio/pcm", rep.Stream.Chunks, rep.Stream.ContentType)
+	check(t, "node non-streaming wav", samples, wantFrames("nonstream", len(samples))*1920)
+	stream := s16(read("stream.pcm"))
+	check(t, "node streaming pcm", stream, wantFrames("stream", len(stream))*1920)
+	if rep.Stream.Chunks < 1 || rep.Stream.ContentType != "audio/pcm" {
+		t.Errorf("streaming: %d chunks of %q, want audio/pcm chunks", rep.Stream.Chunks, rep.Stream.ContentType)
 	}
-	sseFrames := servetest.FramesFor("Server sent events carry base64 audio.")
-	checkSamples(t, "node SSE pcm", s16(read("sse.pcm")), sseFrames*1920)
-	if rep.SSE.Usage.OutputTokens != sseFrames || rep.SSE.Deltas < 2 {
-		t.Errorf("SSE: %d deltas, usage output_tokens %d; want several and %d", rep.SSE.Deltas, rep.SSE.Usage.OutputTokens, sseFrames)
+	sse := s16(read("sse.pcm"))
+	sseFrames := wantFrames("sse", len(sse))
+	check(t, "node SSE pcm", sse, sseFrames*1920)
+	if rep.SSE.Usage.OutputTokens != sseFrames || rep.SSE.Deltas < 1 {
+		t.Errorf("SSE: %d deltas, usage output_tokens %d; want deltas and %d", rep.SSE.Deltas, rep.SSE.Usage.OutputTokens, sseFrames)
 	}
 	if !rep.Error.Thrown || rep.Error.Status != 400 || rep.Error.Param != "voice" {
 		t.Errorf("unknown voice: SDK error %+v, want a thrown 400 with param voice", rep.Error)

@@ -203,7 +203,7 @@ func attack(k int32) int32 {
 	case 26: // a good reset
 		return resetKV(hWin)
 	case 27: // a conv precision the host does not know
-		return newConv(2, 4, 3, 1, x, 24, 0, 0, ps("bf16"), 4, pi(&res[0]))
+		return newConv(2, 4, 3, 1, x, 24, 0, 0, ps("fp16"), 4, pi(&res[0]))
 	case 28: // conv weights outside memory
 		return newConv(2, 4, 3, 1, wild, 24, 0, 0, ps("fp32"), 4, pi(&res[0]))
 	case 29: // a conv bias of the wrong length
