@@ -44,10 +44,23 @@ func (s pageStats) String() string {
 	return fmt.Sprintf("{samples %d, chunks %d, state %s, error %q}", s.SamplesScheduled, s.Chunks, s.State, e)
 }
 
-// TestPlaygroundInBrowser drives headless Chromium against the server on the
-// fake synthesizer: the page fills its pickers, Speak plays audio through
-// Web Audio as it streams, TTFA shows a number, Stop cancels the stream on
-// the server. OMNI_SCREENSHOT=path.png saves a PNG of the page after speaking.
+// playgroundTarget is a server for the browser test: its URL, the voices
+// and languages its pickers must list, whether its streams were all
+// cancelled and freed, and the samples a finished sentence must schedule
+// (given what was scheduled; -1 when the count is wrong).
+type playgroundTarget struct {
+	url            string
+	info           serve.ModelInfo
+	stopped        func() bool
+	sentenceSample func(scheduled int) int
+}
+
+// TestPlaygroundInBrowser drives headless Chromium against the server, on
+// the fake synthesizer and on the real engine (synth:tiny with its codec):
+// the page fills its pickers, Speak plays audio through Web Audio as it
+// streams, TTFA shows a number, Stop cancels the stream on the server (its
+// KV freed). OMNI_SCREENSHOT=path.png saves a PNG of the page after
+// speaking on the fake, OMNI_SCREENSHOT_ENGINE on the engine.
 func TestPlaygroundInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
@@ -56,8 +69,42 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	if exe == "" {
 		t.Skip("no Chromium installed (apt-get install -y chromium); skipping the browser test")
 	}
-	fake := &servetest.Fake{FrameTime: 20 * time.Millisecond}
-	_, url := startServer(t, fake, serve.Config{})
+	t.Run("fake", func(t *testing.T) {
+		fake := &servetest.Fake{FrameTime: 20 * time.Millisecond}
+		_, url := startServer(t, fake, serve.Config{})
+		sentence := servetest.FramesFor(playgroundSentence) * 1920
+		playground(t, exe, playgroundTarget{url: url, info: servetest.DefaultInfo(),
+			stopped: func() bool {
+				return fake.Stats().Cancelled == 1 && fake.Load().Running == 0 && fake.Load().KVBytesInUse == 0
+			},
+			sentenceSample: func(int) int { return sentence }}, os.Getenv("OMNI_SCREENSHOT"))
+	})
+	t.Run("engine", func(t *testing.T) {
+		ts, e := engineServer(t)
+		syn, err := serve.NewEngineSynthesizer(e, serve.EngineOptions{Name: "omni", MaxNewTokens: 2048})
+		if err != nil {
+			t.Fatal(err)
+		}
+		playground(t, exe, playgroundTarget{url: ts.URL, info: syn.Info(),
+			stopped: func() bool {
+				l, err := e.Load()
+				return err == nil && l.Running == 0 && l.Waiting == 0 && l.KVBytes == 0 && l.Decoders == 0
+			},
+			sentenceSample: func(got int) int {
+				if got <= 0 || got%1920 != 0 {
+					return -1
+				}
+				return got
+			}}, os.Getenv("OMNI_SCREENSHOT_ENGINE"))
+	})
+}
+
+// playgroundSentence is the short text the browser test speaks to the end.
+const playgroundSentence = "Hello from omni, the speech engine on ordinary CPUs."
+
+// playground runs the browser test against one target.
+func playground(t *testing.T, exe string, tg playgroundTarget, screenshot string) {
+	url := tg.url
 
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(exe),
@@ -112,7 +159,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	}
 	voices := eval(`document.querySelectorAll("#voice option").length`)
 	langs := eval(`document.querySelectorAll("#language option").length`)
-	info := servetest.DefaultInfo()
+	info := tg.info
 	if voices != len(info.Voices) || langs != len(info.Languages)+1 {
 		t.Errorf("pickers hold %d voices and %d languages, want %d and %d", voices, langs, len(info.Voices), len(info.Languages)+1)
 	}
@@ -138,12 +185,10 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		poll(`window.omniStats.state === "stopped"`, 10*time.Second)); err != nil {
 		t.Fatalf("stop: %v", err)
 	}
-	waitFor(t, "Stop to cancel the stream on the server", func() bool {
-		return fake.Stats().Cancelled == 1 && fake.Load().Running == 0 && fake.Load().KVBytesInUse == 0
-	})
+	waitFor(t, "Stop to cancel the stream on the server", tg.stopped)
 
 	// A short sentence plays to the end; the page offers the WAV.
-	sentence := "Hello from omni, the speech engine on ordinary CPUs."
+	sentence := playgroundSentence
 	if err := chromedp.Do(ctx,
 		func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
 			_, err := chromedp.Evaluate[int](`document.getElementById("text").value = ""; 0`)(ctx, tg)
@@ -160,7 +205,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		t.Fatalf("screenshot: %v", err)
 	}
 	s = stats()
-	if want := servetest.FramesFor(sentence) * 1920; s.SamplesScheduled != want {
+	if want := tg.sentenceSample(s.SamplesScheduled); s.SamplesScheduled != want {
 		t.Errorf("samples scheduled %d, want %d (every frame of the stream)", s.SamplesScheduled, want)
 	}
 	if s.RTF == nil || *s.RTF <= 0 {
@@ -169,7 +214,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	if eval(`document.getElementById("download").hidden ? 1 : 0`) != 0 {
 		t.Errorf("WAV download link hidden after speaking")
 	}
-	if p := os.Getenv("OMNI_SCREENSHOT"); p != "" {
+	if p := screenshot; p != "" {
 		if err := os.WriteFile(p, buf, 0o644); err != nil {
 			t.Errorf("write screenshot: %v", err)
 		}
