@@ -255,47 +255,21 @@ func Resolve(o ResolveOptions) (sched.Profile, error) {
 	}{{uf.Overrides, "user profile " + file}, {o.Flags, "flag"}} {
 		ov := layer.ov
 		set := func(k string) { why[k] = layer.what }
-		if ov.MaxNumSeqs != nil {
-			p.MaxNumSeqs = *ov.MaxNumSeqs
+		if override(&p.MaxNumSeqs, ov.MaxNumSeqs, "max_num_seqs", set) {
 			explicitSeqs = true
-			set("max_num_seqs")
 		}
-		if ov.MaxModelLen != nil {
-			p.MaxModelLen = *ov.MaxModelLen
-			set("max_model_len")
-		}
+		override(&p.MaxModelLen, ov.MaxModelLen, "max_model_len", set)
 		if ov.ChunkRamp != nil {
 			p.ChunkRamp = slices.Clone(ov.ChunkRamp)
 			set("chunk_ramp")
 		}
-		if ov.ChunkFrames != nil {
-			p.ChunkFrames = *ov.ChunkFrames
-			set("chunk_frames")
-		}
-		if ov.LeftContextFrames != nil {
-			p.LeftContextFrames = *ov.LeftContextFrames
-			set("left_context_frames")
-		}
-		if ov.ChunkAdaptive != nil {
-			p.ChunkAdaptive = *ov.ChunkAdaptive
-			set("chunk_adaptive")
-		}
-		if ov.ChunkMinFrames != nil {
-			p.ChunkMinFrames = *ov.ChunkMinFrames
-			set("chunk_min_frames")
-		}
-		if ov.ChunkMarginMS != nil {
-			p.ChunkMarginMS = *ov.ChunkMarginMS
-			set("chunk_safety_margin_ms")
-		}
-		if ov.ModelThreads != nil {
-			p.ModelThreads = *ov.ModelThreads
-			set("model_threads")
-		}
-		if ov.CodecThreads != nil {
-			p.CodecThreads = *ov.CodecThreads
-			set("codec_threads")
-		}
+		override(&p.ChunkFrames, ov.ChunkFrames, "chunk_frames", set)
+		override(&p.LeftContextFrames, ov.LeftContextFrames, "left_context_frames", set)
+		override(&p.ChunkAdaptive, ov.ChunkAdaptive, "chunk_adaptive", set)
+		override(&p.ChunkMinFrames, ov.ChunkMinFrames, "chunk_min_frames", set)
+		override(&p.ChunkMarginMS, ov.ChunkMarginMS, "chunk_safety_margin_ms", set)
+		override(&p.ModelThreads, ov.ModelThreads, "model_threads", set)
+		override(&p.CodecThreads, ov.CodecThreads, "codec_threads", set)
 		if ov.HeadroomBytes != nil {
 			headroom = *ov.HeadroomBytes
 			memWhy += "; headroom from " + layer.what
@@ -379,3 +353,14 @@ func WeightsBytesIn(dir string) (int64, error) {
 
 // mib converts bytes to MiB for derivation texts.
 func mib(b int64) float64 { return float64(b) / float64(sched.MiB) }
+
+// override applies one profile override: when v is set, *dst takes its
+// value and set records who chose key. It reports whether v was set.
+func override[T any](dst, v *T, key string, set func(key string)) bool {
+	if v == nil {
+		return false
+	}
+	*dst = *v
+	set(key)
+	return true
+}
