@@ -9,6 +9,12 @@ type scratch struct {
 	ids  []int32
 	kv   []int32
 	pos  []int32
+
+	// DecodeBatch's grouping of unequal frame counts, reused
+	done []bool
+	gs   []*Stream
+	gc   [][][Codebooks]int32
+	gp   [][]float32
 }
 
 // buf returns scratch slot i with n elements (contents unspecified).
@@ -80,10 +86,20 @@ func (m *Model) DecodeBatch(streams []*Stream, codes [][][Codebooks]int32, pcm [
 		return m.decodeGroup(streams, codes, pcm)
 	}
 	// Unequal counts: one pass per distinct count, in order of first use.
-	done := make([]bool, B)
-	var gs []*Stream
-	var gc [][][Codebooks]int32
-	var gp [][]float32
+	sc := &m.scratch
+	if cap(sc.done) < B {
+		sc.done = make([]bool, B)
+	}
+	done := sc.done[:B]
+	clear(done)
+	gs, gc, gp := sc.gs, sc.gc, sc.gp
+	defer func() {
+		// keep the buffers, drop the references to the caller's data
+		clear(gs[:cap(gs)])
+		clear(gc[:cap(gc)])
+		clear(gp[:cap(gp)])
+		sc.gs, sc.gc, sc.gp = gs[:0], gc[:0], gp[:0]
+	}()
 	for b := range streams {
 		if done[b] {
 			continue
