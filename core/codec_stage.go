@@ -33,6 +33,8 @@ type codecStage struct {
 	pcm     [][]float32
 	round   []*Chunk
 
+	work, again []*Chunk // process's lists, reused
+
 	live atomic.Int64 // decoder states open
 
 	decodeMS, callMS *stats.Counter
@@ -96,7 +98,7 @@ func (st *codecStage) process(batch []*Chunk, ready []*Chunk, force bool, now fu
 	var firstErr error
 	if len(st.parked) > 0 {
 		still := st.parked[:0]
-		var again []*Chunk
+		again := st.again[:0]
 		for _, c := range st.parked {
 			c.Stream.parked--
 		}
@@ -114,8 +116,10 @@ func (st *codecStage) process(batch []*Chunk, ready []*Chunk, force bool, now fu
 		if ready, err = st.decodeAll(again, ready, now); err != nil && firstErr == nil {
 			firstErr = err
 		}
+		clear(again)
+		st.again = again[:0]
 	}
-	work := batch[:0:0]
+	work := st.work[:0]
 	for _, c := range batch {
 		if force && (c.Stream.decErr != nil || st.blocked(c.Stream)) {
 			drop(c)
@@ -132,16 +136,19 @@ func (st *codecStage) process(batch []*Chunk, ready []*Chunk, force bool, now fu
 	if err != nil && firstErr == nil {
 		firstErr = err
 	}
+	clear(work)
+	st.work = work[:0]
 	return ready, firstErr
 }
 
 // decodeAll decodes chunks in rounds (one chunk per stream per round, so a
-// stream's chunks stay in order) and appends them to ready.
+// stream's chunks stay in order) and appends them to ready. It reorders
+// chunks in place (the chunks left for later rounds move to its front).
 func (st *codecStage) decodeAll(chunks []*Chunk, ready []*Chunk, now func() float64) ([]*Chunk, error) {
 	var firstErr error
 	for len(chunks) > 0 {
 		st.round = st.round[:0]
-		rest := chunks[:0:0]
+		rest := chunks[:0] // written behind the reading index
 		for _, c := range chunks {
 			dup := false
 			for _, r := range st.round {
