@@ -53,7 +53,7 @@ func OpenCodec(spec string, b codec.Backend, precision string) (*codec.Model, er
 	if !ok {
 		dir, _, err := hub.Resolve(spec)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("host: codec of %s: %w", spec, err)
 		}
 		if st := filepath.Join(dir, "speech_tokenizer"); isDir(st) {
 			dir = st
@@ -76,7 +76,11 @@ func OpenCodec(spec string, b codec.Backend, precision string) (*codec.Model, er
 	if size == "" {
 		return nil, fmt.Errorf("host: codec spec %q names no size", spec)
 	}
-	return codec.NewSynthetic(SynthCodecConfig(size), seed, b, precision)
+	m, err := codec.NewSynthetic(SynthCodecConfig(size), seed, b, precision)
+	if err != nil {
+		return nil, fmt.Errorf("host: codec of %s: %w", spec, err)
+	}
+	return m, nil
 }
 
 // SynthCodecConfig returns the geometry of the synthetic codec that goes
@@ -135,7 +139,7 @@ func openCodecStage(o *Options) (*codec.Model, *simd.Backend, error) {
 func warmCodec(m *codec.Model) error {
 	s, err := m.NewStream()
 	if err != nil {
-		return err
+		return fmt.Errorf("host: codec warm-up: %w", err)
 	}
 	defer s.Close()
 	frames := make([][codec.Codebooks]int32, 2)
