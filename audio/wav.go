@@ -86,13 +86,18 @@ func PCM16(x float32) int16 {
 	return int16(math.Round(float64(x) * 32767))
 }
 
-// Write appends samples (interleaved frames when channels > 1).
+// Write appends samples (interleaved frames when channels > 1); a count
+// that is not a multiple of the channels is refused and nothing is written.
 func (w *WAVWriter) Write(samples []float32) error {
 	if w.closed {
 		return errors.New("audio: write after close")
 	}
 	if w.err != nil {
 		return w.err
+	}
+	if len(samples)%w.channels != 0 {
+		// a partial frame would shift every later sample to the wrong channel
+		return fmt.Errorf("audio: %d samples is not a whole number of %d-channel frames", len(samples), w.channels)
 	}
 	if cap(w.buf) < 2*len(samples) {
 		w.buf = make([]byte, 2*len(samples))

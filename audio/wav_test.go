@@ -84,3 +84,20 @@ func TestWAVRefusesBadFormat(t *testing.T) {
 		t.Error("0 channels accepted")
 	}
 }
+
+func TestWAVRefusesPartialFrame(t *testing.T) {
+	var b bytes.Buffer
+	w, err := NewWAVWriter(&b, 24000, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write([]float32{0.5, -0.5, 0.25}); err == nil {
+		t.Fatal("3 samples accepted by a 2-channel writer")
+	}
+	if b.Len() != headerBytes || w.Samples() != 0 {
+		t.Fatalf("refused write left %d bytes (%d samples), want the %d-byte header alone", b.Len(), w.Samples(), headerBytes)
+	}
+	if err := w.Write([]float32{0.5, -0.5}); err != nil {
+		t.Fatalf("a whole frame after a refused one: %v", err)
+	}
+}
