@@ -91,3 +91,25 @@ func TestFeedCancelAndFail(t *testing.T) {
 		t.Error("Done not closed after Fail")
 	}
 }
+
+// TestFeedUnreadCountsEveryChunk: the unread samples a Feed counts on
+// arrival are uncounted when read, also for a chunk that carries PCM but
+// claims no frames (a remote side's mistake must not leave the stream
+// counted over its bound, held for ever).
+func TestFeedUnreadCountsEveryChunk(t *testing.T) {
+	f := NewFeed(context.Background(), Request{ID: "r"}, 0, nil)
+	s := f.Stream()
+	f.Push(Event{Kind: EventChunk, Chunk: Chunk{Frames: 1, PCM: make([]float32, 5)}}, time.Millisecond)
+	f.Push(Event{Kind: EventChunk, Chunk: Chunk{Frames: 0, PCM: make([]float32, 3)}}, time.Millisecond)
+	if got := s.Unread(); got != 8 {
+		t.Fatalf("Unread after two chunks of 5 and 3 samples = %d, want 8", got)
+	}
+	for i := range 2 {
+		if _, err := s.Next(context.Background()); err != nil {
+			t.Fatalf("chunk %d: %v", i, err)
+		}
+	}
+	if got := s.Unread(); got != 0 {
+		t.Errorf("Unread after reading both chunks = %d, want 0", got)
+	}
+}

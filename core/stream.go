@@ -148,15 +148,15 @@ func (s *Stream) Next(ctx context.Context) (Event, error) {
 				s.events, s.head = s.events[:0], 0
 			}
 			wake := false
-			if e.Kind == EventChunk && e.Chunk.Frames > 0 {
-				if s.tl.FirstRead == 0 && s.clock != nil {
-					s.tl.FirstRead = max(s.clock(), 1)
-				}
-				if n := len(e.Chunk.PCM); n > 0 {
-					st := s.stage
-					wake = st != nil && st.maxUnread > 0 && s.unread > st.maxUnread && s.unread-n <= st.maxUnread
-					s.unread -= n
-				}
+			if e.Kind == EventChunk && e.Chunk.Frames > 0 && s.tl.FirstRead == 0 && s.clock != nil {
+				s.tl.FirstRead = max(s.clock(), 1)
+			}
+			// every chunk's PCM was counted unread on arrival (a Feed's
+			// too, whatever its Frames), so every read uncounts it
+			if n := len(e.Chunk.PCM); e.Kind == EventChunk && n > 0 {
+				st := s.stage
+				wake = st != nil && st.maxUnread > 0 && s.unread > st.maxUnread && s.unread-n <= st.maxUnread
+				s.unread -= n
 			}
 			s.mu.Unlock()
 			if wake {
