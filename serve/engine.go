@@ -145,9 +145,6 @@ func requestError(err error) error {
 		{"field speaker", "voice"}, {"field layout", "input"},
 	} {
 		if strings.Contains(msg, f.core) {
-			if strings.Contains(msg, "context") || strings.Contains(msg, "too long") {
-				return &FieldError{Field: f.api, Msg: msg}
-			}
 			return &FieldError{Field: f.api, Msg: msg}
 		}
 	}
