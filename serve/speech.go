@@ -148,6 +148,7 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, rc *http.Res
 	}
 	enc, encErr := newEncoder(p.Format)
 	if encErr != nil {
+		s.finish(acc, st, EndError, r) // an admitted stream is always counted
 		s.writeErr(w, encErr)
 		return
 	}
