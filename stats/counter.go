@@ -37,7 +37,22 @@ func (c *Counter) add(ms float64) {
 	c.mu.Lock()
 	c.s.Add(ms)
 	c.mu.Unlock()
-	c.r.added()
+	c.r.added(1)
+}
+
+// AddN records the value ms n times (as n calls of Add, under one lock):
+// a per-frame share of a batch's time recorded once per frame without a
+// lock per frame. n <= 0 records nothing.
+func (c *Counter) AddN(ms float64, n int) {
+	if c == nil || n <= 0 {
+		return
+	}
+	c.mu.Lock()
+	for range n {
+		c.s.Add(ms)
+	}
+	c.mu.Unlock()
+	c.r.added(int64(n))
 }
 
 // Start starts timing a block; Stop on the returned Timer records the

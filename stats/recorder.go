@@ -247,9 +247,10 @@ func (r *Recorder) Names() []string {
 	return names
 }
 
-// added counts one add and wakes the dumper every FlushEvery adds.
-func (r *Recorder) added() {
-	if r.adds.Add(1)%FlushEvery != 0 || r.closed.Load() {
+// added counts n adds and wakes the dumper each time the total passes a
+// multiple of FlushEvery.
+func (r *Recorder) added(n int64) {
+	if total := r.adds.Add(n); total/FlushEvery == (total-n)/FlushEvery || r.closed.Load() {
 		return
 	}
 	select {
