@@ -40,6 +40,7 @@ func (t *texter) tokenizer() (*text.Tokenizer, error) {
 			return
 		}
 		if dir, _, t.err = hub.Resolve(dir); t.err != nil {
+			t.err = fmt.Errorf("host: tokenizer of %s: %w", t.model, t.err)
 			return
 		}
 		t.tk, t.err = text.Load(dir)
