@@ -41,16 +41,17 @@ func NewWAVWriter(w io.Writer, rate, channels int) (*WAVWriter, error) {
 	if channels < 1 || channels > 16 {
 		return nil, fmt.Errorf("audio: %d channels outside [1, 16]", channels)
 	}
-	h := header(rate, channels, UnknownSize)
+	h := Header(rate, channels, UnknownSize)
 	if _, err := w.Write(h); err != nil {
 		return nil, fmt.Errorf("audio: write WAV header: %w", err)
 	}
 	return &WAVWriter{w: w, channels: channels}, nil
 }
 
-// header returns the 44-byte header for dataSize bytes of samples
-// (UnknownSize: both sizes are the sentinel).
-func header(rate, channels int, dataSize uint32) []byte {
+// Header returns the canonical 44-byte header of 16-bit PCM at rate with
+// channels for dataSize bytes of samples (UnknownSize: both sizes are the
+// sentinel), for writers that stream the samples themselves.
+func Header(rate, channels int, dataSize uint32) []byte {
 	h := make([]byte, headerBytes)
 	riff := uint32(UnknownSize)
 	if dataSize != UnknownSize {

@@ -4,9 +4,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/braheezy/shine-mp3/pkg/mp3"
+
+	"github.com/omni-tts/omni/audio"
 )
 
 // audioEncoder turns a stream's float32 PCM into one response format, chunk
@@ -50,20 +51,6 @@ func newEncoder(format string) (audioEncoder, error) {
 	return nil, fmt.Errorf("serve: no encoder for response_format %q", format)
 }
 
-// toS16 converts x to signed 16-bit: clamp to [-1, 1], scale by 32767,
-// round half away from zero.
-func toS16(x float32) int16 {
-	if x != x { // NaN
-		return 0
-	}
-	if x > 1 {
-		x = 1
-	} else if x < -1 {
-		x = -1
-	}
-	return int16(math.Round(float64(x) * 32767))
-}
-
 // pcmEncoder writes 16-bit little-endian mono samples (OpenAI's pcm).
 type pcmEncoder struct{ buf []byte }
 
@@ -77,7 +64,7 @@ func (e *pcmEncoder) Encode(w io.Writer, pcm []float32) error {
 	}
 	b := e.buf[:2*len(pcm)]
 	for i, x := range pcm {
-		binary.LittleEndian.PutUint16(b[2*i:], uint16(toS16(x)))
+		binary.LittleEndian.PutUint16(b[2*i:], uint16(audio.PCM16(x)))
 	}
 	_, err := w.Write(b)
 	return err
@@ -86,40 +73,12 @@ func (e *pcmEncoder) Encode(w io.Writer, pcm []float32) error {
 // Finish implements audioEncoder; raw pcm has no trailer.
 func (e *pcmEncoder) Finish(io.Writer) error { return nil }
 
-// wavStreamSize is the RIFF and data chunk size written when the length is
-// not known in advance: the largest value, which ffmpeg, sox and browsers
-// read as "until the end of the stream".
-const wavStreamSize = 0xFFFFFFFF
-
-// wavHeader returns the 44-byte canonical header of 16-bit mono PCM at
-// SampleRate with the given data size in bytes.
-func wavHeader(dataSize uint32) []byte {
-	h := make([]byte, 44)
-	riff := dataSize
-	if dataSize != wavStreamSize {
-		riff = dataSize + 36
-	}
-	copy(h[0:], "RIFF")
-	binary.LittleEndian.PutUint32(h[4:], riff)
-	copy(h[8:], "WAVEfmt ")
-	binary.LittleEndian.PutUint32(h[16:], 16)           // fmt chunk size
-	binary.LittleEndian.PutUint16(h[20:], 1)            // PCM
-	binary.LittleEndian.PutUint16(h[22:], 1)            // mono
-	binary.LittleEndian.PutUint32(h[24:], SampleRate)   // sample rate
-	binary.LittleEndian.PutUint32(h[28:], SampleRate*2) // byte rate
-	binary.LittleEndian.PutUint16(h[32:], 2)            // block align
-	binary.LittleEndian.PutUint16(h[34:], 16)           // bits per sample
-	copy(h[36:], "data")
-	binary.LittleEndian.PutUint32(h[40:], dataSize)
-	return h
-}
-
 // wavEncoder writes a streamed WAV: the header with unknown sizes, then pcm.
 type wavEncoder struct{ pcmEncoder }
 
 // Begin implements audioEncoder.
 func (e *wavEncoder) Begin(w io.Writer) error {
-	_, err := w.Write(wavHeader(wavStreamSize))
+	_, err := w.Write(audio.Header(SampleRate, 1, audio.UnknownSize))
 	return err
 }
 
@@ -146,7 +105,7 @@ func (e *mp3Encoder) Begin(io.Writer) error { return nil }
 // Encode implements audioEncoder.
 func (e *mp3Encoder) Encode(w io.Writer, pcm []float32) error {
 	for _, x := range pcm {
-		e.hold[e.n] = toS16(x)
+		e.hold[e.n] = audio.PCM16(x)
 		e.n++
 		if e.n == len(e.hold) {
 			// shine-mp3's Write encodes exactly one frame when handed exactly

@@ -3,6 +3,8 @@ package serve
 import (
 	"io"
 	"math/bits"
+
+	"github.com/omni-tts/omni/audio"
 )
 
 // flacBlock is the FLAC block size: one codec frame (80 ms at 24 kHz), so
@@ -50,7 +52,7 @@ func (e *flacEncoder) Begin(w io.Writer) error {
 // Encode implements audioEncoder.
 func (e *flacEncoder) Encode(w io.Writer, pcm []float32) error {
 	for _, x := range pcm {
-		e.hold = append(e.hold, int32(toS16(x)))
+		e.hold = append(e.hold, int32(audio.PCM16(x)))
 		if len(e.hold) == flacBlock {
 			if err := e.writeFrame(w, e.hold); err != nil {
 				return err
