@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"sync"
 	"time"
 
@@ -128,7 +127,7 @@ func Speech(ctx context.Context, e host.Engine, rec *stats.Recorder, o SpeechOpt
 			segs[i] = append(segs[i], v)
 		}
 	}
-	r.TTFAMsP50, r.TTFAMsP95 = Median(ttfa), quantile(ttfa, 0.95)
+	r.TTFAMsP50, r.TTFAMsP95 = Median(ttfa), quantileOf(ttfa, 0.95)
 	r.RTFSteady = Median(steady)
 	for i, name := range ttfaStages {
 		r.TTFA = append(r.TTFA, TTFARow{Stage: name, MS: Median(segs[i])})
@@ -225,17 +224,6 @@ func cmpOr(a, b error) error {
 		return a
 	}
 	return b
-}
-
-// quantile returns the q-quantile of xs (nearest rank); 0 for none.
-func quantile(xs []float64, q float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	i := int(q*float64(len(s))+0.999999) - 1
-	return s[min(max(i, 0), len(s)-1)]
 }
 
 // WriteText writes the report and its tables.

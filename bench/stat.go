@@ -4,11 +4,14 @@ import "slices"
 
 // Median returns the median of v (the mean of the two middle values when
 // len(v) is even), or 0 when v is empty. v is not modified.
-func Median(v []float64) float64 {
+func Median(v []float64) float64 { return quantileOf(v, 0.5) }
+
+// quantileOf is Quantile of an unsorted v (not modified); 0 when v is empty.
+func quantileOf(v []float64, q float64) float64 {
 	if len(v) == 0 {
 		return 0
 	}
-	return Quantile(sorted(v), 0.5)
+	return Quantile(sorted(v), q)
 }
 
 // Quantile is the q-quantile of the ascending, non-empty s, interpolated
