@@ -24,7 +24,7 @@ type CodecSettings struct {
 	// pulled ORG/NAME, the synthetic codec of a synth: model. With only a
 	// Source and no Model or Spec the engine runs without a codec.
 	Spec string
-	// Precision is "fp32" (default), "int8" or "mixed" (codec.Precisions).
+	// Precision is "fp32" (default), "bf16", "int8" or "mixed" (codec.Precisions).
 	Precision string
 	// Threads sizes the codec's own kernel pool (default: Options.Threads).
 	Threads int

@@ -49,8 +49,8 @@ func (in *instance) codecDecode(spec *abi.CodecSpec) ([]float32, error) {
 	return in.pcm(*rep.PCM, nil)
 }
 
-// CodecOptions configure CodecDecode.
-type CodecOptions struct {
+// CodecDecodeOptions configure CodecDecode.
+type CodecDecodeOptions struct {
 	// Load loads the codec on the backend it is given (codec.Load,
 	// codec.NewSynthetic, OpenCodec…); CodecDecode gives it the host's
 	// recorder, so the weights are loaded once, natively, and the guest
@@ -69,7 +69,7 @@ type CodecOptions struct {
 // with the native kernels as host functions, and the samples come back in
 // binary (abi.PCM). It returns the samples and the codec's geometry; they
 // are the bits a native decode of the same pushes gives.
-func CodecDecode(ctx context.Context, o CodecOptions) ([]float32, codec.Config, error) {
+func CodecDecode(ctx context.Context, o CodecDecodeOptions) ([]float32, codec.Config, error) {
 	if o.Load == nil {
 		return nil, codec.Config{}, fmt.Errorf("host: codec decode without a loader")
 	}

@@ -25,7 +25,7 @@ func (c *decodeCmd) runWASI(g *Globals, ctx context.Context, spec string, frames
 		pushes = append(pushes, min(chunk, len(frames)-at))
 	}
 	start := time.Now()
-	pcm, cfg, err := host.CodecDecode(ctx, host.CodecOptions{
+	pcm, cfg, err := host.CodecDecode(ctx, host.CodecDecodeOptions{
 		Load:    func(b codec.Backend) (*codec.Model, error) { return openCodec(spec, b, c.Precision) },
 		Codes:   frames,
 		Pushes:  pushes,

@@ -26,7 +26,7 @@ type engineFlags struct {
 	StatsDir      string `name:"stats-dir" help:"Keep the step-stats dump here (default: a temporary directory, or $OMNI_STEP_STATS_DIR)." env:"OMNI_STEP_STATS_DIR"`
 	ChunkAdaptive *bool  `name:"chunk-adaptive" negatable:"" help:"Adaptive chunk sizing (default: the deploy profile's; auto says yes, edge no)."`
 	Codec         string `help:"Codec for the audio: a codec or checkpoint directory, or synth:SIZE[@SEED] (default: the model's own)."`
-	CodecPrec     string `name:"codec-precision" default:"fp32" enum:"fp32,int8,mixed" help:"Codec precision: ${enum} (${default})."`
+	CodecPrec     string `name:"codec-precision" default:"fp32" enum:"fp32,bf16,int8,mixed" help:"Codec precision: ${enum} (${default})."`
 	CodecThreads  int    `name:"codec-threads" help:"Threads of the codec stage's kernel pool (default: the deploy profile's codec_threads)."`
 
 	// audio is set by the command: decode the codes into PCM in the engine.
