@@ -34,6 +34,7 @@ func ConvGemm(y []float32, ldy int, x []float32, ldx, m int, w *F32Matrix) {
 		t.kern = convKernelAVX512
 		t.jobs[0].pad = make([]float32, convPadLen(active, ldx, w.cols))
 		fillConvPad(active, t.jobs[0].pad, x, ldx, m, w.cols)
+		t.gtiles = make([]float32, convTileLen(t.g, w))
 	}
 	if t.rows {
 		t.listRows()
@@ -86,6 +87,10 @@ func fillConvPadG(g int, pad, x []float32, ldx, m, k int) {
 	clear(pad[n:])
 }
 
+// convTileLen returns the floats convGemmGroups needs in tiles for a
+// kernel of g rows and w's panels.
+func convTileLen(g int, w *F32Matrix) int { return g * PanelRows * w.panels }
+
 // convGroupKernel computes a group of rows of x (stride ldx floats)
 // against np panels of k inputs from wd, 16 outputs per panel per row into
 // y (stride ldy floats).
@@ -93,14 +98,21 @@ type convGroupKernel func(y []float32, ldy int, x []float32, ldx, k int, wd []fl
 
 // convGemmGroups is ConvGemm for output panels [p0, p1) of w with a
 // kernel of g rows: full groups in place, the last partial panel and the
-// rows left over (from pad) through a tile.
-func convGemmGroups(g int, kern convGroupKernel, y []float32, ldy int, x []float32, ldx, m int, w *F32Matrix, p0, p1 int, pad []float32) {
+// rows left over (from pad) through a tile. tiles holds g·PanelRows floats
+// per panel of w (convTileLen): panel p's tile is its own, so threads given
+// disjoint panels never share one, and the tile lives in the caller's
+// scratch (a stack array handed to kern, a function value, would escape
+// and be allocated on every call).
+func convGemmGroups(g int, kern convGroupKernel, y []float32, ldy int, x []float32, ldx, m int, w *F32Matrix, p0, p1 int, pad, tiles []float32) {
 	k := w.cols
 	pb := PanelRows * k
 	chunk := max(1, convChunkBytes/(4*pb))
 	full := w.rows / PanelRows // panels with 16 real rows
 	mFull := m / g * g
-	var tile [8 * PanelRows]float32 // g ≤ 8 rows
+	ts := g * PanelRows
+	if len(tiles) < p1*ts {
+		panic("omni: BUG: conv tiles shorter than the panels")
+	}
 	for pc := p0; pc < p1; pc += chunk {
 		n := min(chunk, p1-pc)
 		nf := max(0, min(n, full-pc)) // full panels in this chunk
@@ -109,7 +121,8 @@ func convGemmGroups(g int, kern convGroupKernel, y []float32, ldy int, x []float
 				kern(y[i0*ldy+pc*PanelRows:], ldy, x[i0*ldx:], ldx, k, w.data[pc*pb:], nf)
 			}
 			for p := pc + nf; p < pc+n; p++ { // the last, partial panel
-				kern(tile[:], PanelRows, x[i0*ldx:], ldx, k, w.data[p*pb:], 1)
+				tile := tiles[p*ts : (p+1)*ts]
+				kern(tile, PanelRows, x[i0*ldx:], ldx, k, w.data[p*pb:], 1)
 				nr := w.rows - p*PanelRows
 				for j := 0; j < g; j++ {
 					copy(y[(i0+j)*ldy+p*PanelRows:][:nr], tile[j*PanelRows:][:nr])
@@ -122,7 +135,8 @@ func convGemmGroups(g int, kern convGroupKernel, y []float32, ldy int, x []float
 		// Rows left over: the kernel on the zero-padded copy, into the tile.
 		left := m - mFull
 		for p := pc; p < pc+n; p++ {
-			kern(tile[:], PanelRows, pad, ldx, k, w.data[p*pb:], 1)
+			tile := tiles[p*ts : (p+1)*ts]
+			kern(tile, PanelRows, pad, ldx, k, w.data[p*pb:], 1)
 			nr := min(PanelRows, w.rows-p*PanelRows)
 			for j := 0; j < left; j++ {
 				copy(y[(mFull+j)*ldy+p*PanelRows:][:nr], tile[j*PanelRows:][:nr])

@@ -31,6 +31,7 @@ type convTask struct {
 	yp, xp         []uintptr // AVX2: each listed row's output and input
 	rowJob, rowIdx []int32   // AVX2: each listed row's job and row in it
 	tile           [6 * PanelRows]float32
+	gtiles         []float32 // grouped kernel: a tile per panel (convGemmGroups)
 	tp             [6]uintptr // rows of tile
 }
 
@@ -51,7 +52,7 @@ func (t *convTask) RunRange(lo, hi int) {
 			case t.wb != nil:
 				convGemmBF16Generic(j.y, j.ldy, j.x, j.ldx, j.m, t.w, t.wb, pc, pe)
 			case t.g > 1:
-				convGemmGroups(t.g, t.kern, j.y, j.ldy, j.x, j.ldx, j.m, t.w, pc, pe, j.pad)
+				convGemmGroups(t.g, t.kern, j.y, j.ldy, j.x, j.ldx, j.m, t.w, pc, pe, j.pad, t.gtiles)
 			default:
 				convGemmGeneric(j.y, j.ldy, j.x, j.ldx, j.m, t.w, pc, pe)
 			}
@@ -235,6 +236,12 @@ func (b *Backend) runConvJobs(c *convWeights, bias []float32) {
 		b.convJobs = append(b.convJobs, convJob{y: py, x: px, ldy: out, ldx: k, m: Rp})
 	}
 	t.jobs = b.convJobs
+	if t.g > 1 {
+		if n := convTileLen(t.g, w); cap(t.gtiles) < n {
+			t.gtiles = make([]float32, n)
+		}
+		t.gtiles = t.gtiles[:cap(t.gtiles)]
+	}
 	if t.rows = b.rowListed(); t.rows {
 		t.listRows()
 	}

@@ -145,8 +145,9 @@ func TestConvGemmGroupsPlumbing(t *testing.T) {
 			fillConvPadG(g, pad, x, s.ldx, s.m, s.k)
 			// Two panel ranges, as two threads would run them.
 			half := wm.panels / 2
-			convGemmGroups(g, groupKernelGo(g), got, s.out, x, s.ldx, s.m, wm, 0, half, pad)
-			convGemmGroups(g, groupKernelGo(g), got, s.out, x, s.ldx, s.m, wm, half, wm.panels, pad)
+			tiles := make([]float32, convTileLen(g, wm))
+			convGemmGroups(g, groupKernelGo(g), got, s.out, x, s.ldx, s.m, wm, 0, half, pad, tiles)
+			convGemmGroups(g, groupKernelGo(g), got, s.out, x, s.ldx, s.m, wm, half, wm.panels, pad, tiles)
 			for i := range want {
 				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 					t.Fatalf("g %d %+v: y[%d] = %v, want %v", g, s, i, got[i], want[i])
