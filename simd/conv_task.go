@@ -31,7 +31,7 @@ type convTask struct {
 	yp, xp         []uintptr // AVX2: each listed row's output and input
 	rowJob, rowIdx []int32   // AVX2: each listed row's job and row in it
 	tile           [6 * PanelRows]float32
-	gtiles         []float32 // grouped kernel: a tile per panel (convGemmGroups)
+	gtiles         []float32  // grouped kernel: a tile per panel (convGemmGroups)
 	tp             [6]uintptr // rows of tile
 }
 
