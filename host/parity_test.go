@@ -253,7 +253,7 @@ func TestBadHostCallIsAnErrorNotATrap(t *testing.T) {
 
 func TestTimeoutReplacesSpinningInstance(t *testing.T) {
 	e, err := Open(context.Background(), Options{Model: "synth:tiny", Mode: WASI, MaxBatch: 1, Threads: 1,
-		Interruptible: true, CallTimeout: 300 * time.Millisecond})
+		Interruptible: true, CallTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
