@@ -55,6 +55,7 @@ type Engine struct {
 	prefRows               []int     // their prompt rows
 	textIDs, codecIDs      []int32
 	pickErr                error
+	rowErr                 []error // per batch row: the sampler refused it this frame
 	pickT                  stats.Timer
 
 	c engineCounters
@@ -113,6 +114,7 @@ func New(cfg Config) (*Engine, error) {
 	e.prefReady, e.prefRows = make([]*Stream, 0, B), make([]int, 0, B)
 	e.treqs = make([]*sampler.Request, B)
 	e.preqs = make([]*sampler.Request, B)
+	e.rowErr = make([]error, B)
 	e.running = make([]*Stream, 0, B)
 	e.hop = newHop(cfg.HopDepth, cfg.Sink, e.now, r)
 	e.hop.inline = cfg.Inline
@@ -183,7 +185,7 @@ func (e *Engine) Submit(ctx context.Context, req Request) (*Stream, error) {
 		req: req, ctx: ctx, submitted: e.now(),
 		prompt: prompt, rows: rows, nTrailing: trailing, cap: cap, kvBytes: need, talker: treq, pred: preq,
 		chunks: chunker{ramp: e.cfg.Chunks},
-		notify: make(chan struct{}, 1), done: make(chan struct{}),
+		notify: make(chan struct{}, 1), done: make(chan struct{}), admitted: make(chan struct{}),
 		stage: e.hop.stage, clock: e.now,
 	}
 	e.mu.Lock()
@@ -216,15 +218,16 @@ func (e *Engine) kick() {
 }
 
 // Run steps the engine until ctx is cancelled or the engine is closed,
-// sleeping while there is no work. It returns the first step error.
+// sleeping while there is no work. A step error does not stop it: Step has
+// already ended the streams it concerned with that error (a request's own
+// failure, such as non-finite logits, ends that request alone), and the
+// engine goes on serving the others. It returns nil after Close, else
+// ctx's error.
 func (e *Engine) Run(ctx context.Context) error {
 	for {
 		busy, err := e.Step()
-		if err != nil {
-			if errors.Is(err, ErrClosed) {
-				return nil
-			}
-			return err
+		if errors.Is(err, ErrClosed) {
+			return nil
 		}
 		if busy {
 			if ctx.Err() != nil {

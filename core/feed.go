@@ -21,7 +21,7 @@ func NewFeed(ctx context.Context, req Request, submitted time.Duration, onCancel
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	s := &Stream{req: req, ctx: ctx, submitted: submitted, notify: make(chan struct{}, 1), done: make(chan struct{})}
+	s := &Stream{req: req, ctx: ctx, submitted: submitted, notify: make(chan struct{}, 1), done: make(chan struct{}), admitted: make(chan struct{})}
 	s.stopCtx = context.AfterFunc(ctx, func() {
 		s.cancelled.Store(true)
 		if onCancel != nil {
@@ -68,6 +68,7 @@ func (f *Feed) Push(ev Event, now time.Duration) bool {
 	}
 	s.events = append(s.events, ev)
 	s.mu.Unlock()
+	s.admit()
 	s.wake()
 	if ended {
 		f.close()
@@ -96,6 +97,7 @@ func (f *Feed) Fail(err error) {
 
 // close stops the context hook and closes done.
 func (f *Feed) close() {
+	f.s.admit()
 	f.s.stopCtx()
 	close(f.s.done)
 }

@@ -1,9 +1,11 @@
 package core
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/omni-tts/omni/sampler"
 	"github.com/omni-tts/omni/sched"
 )
 
@@ -13,7 +15,9 @@ import (
 // sampling, the code predictor, the frames, the next talker inputs, the
 // talker decode) and hands the chunks cut to the codec stage. It reports
 // whether work remains (running or waiting streams). A model failure ends
-// every running stream with EndError and is returned.
+// every running stream with EndError and is returned; a row the sampler
+// refuses (non-finite logits, e.g. from an extreme penalty) ends that
+// stream alone with EndError and is not a step error.
 func (e *Engine) Step() (busy bool, err error) {
 	e.stepMu.Lock()
 	defer e.stepMu.Unlock()
@@ -136,6 +140,7 @@ func (e *Engine) schedule(now time.Duration) []*Stream {
 		e.kvUsed += s.kvBytes
 		s.reserved = s.kvBytes
 		s.mark(&s.tl.Admitted, now)
+		s.admit()
 		admit = append(admit, s)
 		if force {
 			// After the hold, one request only.
@@ -352,15 +357,21 @@ func (e *Engine) decode() error {
 	for i, s := range e.running {
 		e.treqs[i] = s.talker
 	}
-	if err := e.talker.Sample(e.logits[:B*V], e.treqs[:B], e.c0[:B]); err != nil {
+	clear(e.rowErr[:B])
+	if err := sampleRows(e.talker, e.logits[:B*V], e.treqs[:B], e.c0[:B], e.rowErr[:B]); err != nil {
 		return fmt.Errorf("core: codebook-0 sampling: %w", err)
 	}
 	t.Stop()
 
-	// EOS ends a stream before its frame; the others keep their rows, packed.
+	// EOS ends a stream before its frame, and a row the sampler refused
+	// ends its stream alone; the others keep their rows, packed.
 	k := 0
 	for i, s := range e.running {
 		c := e.c0[i]
+		if err := e.rowErr[i]; err != nil {
+			e.finish(s, EndError, fmt.Errorf("core: request %q: codebook-0 sampling: %w", s.req.ID, err))
+			continue
+		}
 		if c == e.ids.CodecEos {
 			e.finish(s, EndEOS, nil)
 			continue
@@ -388,6 +399,7 @@ func (e *Engine) decode() error {
 		e.preqs[i] = s.pred
 	}
 	e.pickErr = nil
+	clear(e.rowErr[:B])
 	lp := e.c.loop.Start()
 	e.pickT = e.c.substep.Start()
 	err := e.model.PredictFrame(e.hidden[:B*H], e.c0[:B], e.codes[:B*Codebooks], e.pick)
@@ -404,6 +416,10 @@ func (e *Engine) decode() error {
 	now := e.now()
 	k = 0
 	for i, s := range e.running {
+		if err := e.rowErr[i]; err != nil {
+			e.finish(s, EndError, fmt.Errorf("core: request %q: code predictor: %w", s.req.ID, err))
+			continue
+		}
 		var f Frame
 		copy(f.Codes[:], e.codes[i*Codebooks:(i+1)*Codebooks])
 		f.Index, f.At, f.Step = len(s.codes), now, e.steps
@@ -462,13 +478,42 @@ func (e *Engine) decode() error {
 
 // pick is the predictor's per-sub-step callback: it samples codebook g of
 // every row with the stream's predictor generator.
+//
+// A row the sampler refuses (non-finite logits) gets code 0 for the rest
+// of the frame and its stream ends with the error after the predictor.
 func (e *Engine) pick(g int, logits []float32, codes []int32) {
 	B := len(codes)
-	if err := e.pred.Sample(logits, e.preqs[:B], codes); err != nil && e.pickErr == nil {
+	if err := sampleRows(e.pred, logits, e.preqs[:B], codes, e.rowErr[:B]); err != nil && e.pickErr == nil {
 		e.pickErr = fmt.Errorf("codebook %d sampling: %w", g, err)
 	}
 	e.pickT.Stop()
 	e.pickT = e.c.substep.Start()
+}
+
+// sampleRows samples every row of logits with s. A row whose logits are
+// not finite (sampler.NonFiniteError) gets token 0 and its error in
+// rowErr (the first one kept), and the rows after it are sampled again, so
+// one request's overflow ends that request alone. Any other error is the
+// whole call's.
+func sampleRows(s *sampler.Sampler, logits []float32, reqs []*sampler.Request, out []int32, rowErr []error) error {
+	V := len(logits) / max(len(reqs), 1)
+	for start := 0; start < len(reqs); {
+		err := s.Sample(logits[start*V:], reqs[start:], out[start:len(reqs)])
+		if err == nil {
+			return nil
+		}
+		var nf *sampler.NonFiniteError
+		if !errors.As(err, &nf) {
+			return err
+		}
+		r := start + nf.Row
+		out[r] = 0
+		if rowErr[r] == nil {
+			rowErr[r] = err
+		}
+		start = r + 1
+	}
+	return nil
 }
 
 // truncate drops e.running[k:] (already finished or moved).
@@ -495,6 +540,7 @@ func (e *Engine) finish(s *Stream, reason EndReason, err error) {
 		return
 	}
 	s.reason, s.err = reason, err
+	s.admit()
 	if s.seq != nil {
 		s.seq.Close()
 		s.seq = nil

@@ -77,6 +77,9 @@ type Stream struct {
 	parked int           // chunks parked in the codec stage
 	stage  *codecStage   // nil: codes only
 
+	admitted  chan struct{} // closed at admission or the end, whichever first
+	admitOnce sync.Once
+
 	mu       sync.Mutex
 	events   []Event
 	head     int
@@ -177,6 +180,15 @@ func (s *Stream) Next(ctx context.Context) (Event, error) {
 		}
 	}
 }
+
+// Admitted is closed once the scheduler has admitted the stream (it holds
+// its KV and a batch row) or once it has ended without being admitted
+// (cancelled, refused, engine closed); End tells which. A stream filled by
+// a Feed counts as admitted at its first event.
+func (s *Stream) Admitted() <-chan struct{} { return s.admitted }
+
+// admit closes admitted once.
+func (s *Stream) admit() { s.admitOnce.Do(func() { close(s.admitted) }) }
 
 // Done is closed when the stream has ended and its last chunk reached the
 // codec stage.

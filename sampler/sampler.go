@@ -92,6 +92,25 @@ var ErrBatch = errors.New("sampler: batch mismatch")
 // the step instead of speaking a stream of silent codes.
 var ErrNonFinite = errors.New("sampler: non-finite logits")
 
+// NonFiniteError is the error for a row whose processed logits hold a NaN
+// or +Inf; it matches ErrNonFinite. Rows before Row were sampled (their
+// tokens are in out), rows after it were not touched, so a caller may end
+// that row's request alone and sample the rest again.
+type NonFiniteError struct {
+	Row         int     // the row of the Sample call
+	ID          int     // the first id whose logit is not finite
+	Value       float32 // its logit after the processors and temperature
+	Temperature float32 // the row's effective temperature
+}
+
+// Error implements error.
+func (e *NonFiniteError) Error() string {
+	return fmt.Sprintf("%v: row %d: logit of id %d is %v (temperature %g)", ErrNonFinite, e.Row, e.ID, e.Value, e.Temperature)
+}
+
+// Is makes errors.Is(err, ErrNonFinite) true.
+func (e *NonFiniteError) Is(target error) bool { return target == ErrNonFinite }
+
 // Sample chooses one token per row. logits holds len(reqs) rows of Vocab
 // float32 logits and is used as scratch (see Config.Processed); out receives
 // the tokens. Every random row with its own generator draws exactly Vocab
@@ -99,9 +118,9 @@ var ErrNonFinite = errors.New("sampler: non-finite logits")
 // generator, in row order; greedy rows draw nothing. Sample does not append
 // the tokens to the requests' histories: call Request.Append.
 //
-// A row whose logits hold a NaN or +Inf is an error wrapping ErrNonFinite
-// naming the row and the id; the tokens and generators of the call are
-// then unspecified. A row with every id at -Inf (everything masked) is not
+// A row whose logits hold a NaN or +Inf is a *NonFiniteError (matching
+// ErrNonFinite) naming the row and the id; the rows before it are sampled,
+// the rows after it untouched. A row with every id at -Inf (everything masked) is not
 // an error: it gives token 0, as torch's argmax of an all-NaN softmax does.
 func (s *Sampler) Sample(logits []float32, reqs []*Request, out []int32) error {
 	v := s.cfg.Vocab
@@ -132,7 +151,7 @@ func (s *Sampler) Sample(logits []float32, reqs []*Request, out []int32) error {
 		row := logits[i*v : (i+1)*v]
 		tok, bad := s.sampleRow(row, r, timed)
 		if bad >= 0 {
-			return fmt.Errorf("%w: row %d: logit of id %d is %v (temperature %g)", ErrNonFinite, i, bad, row[bad], r.temp)
+			return &NonFiniteError{Row: i, ID: bad, Value: row[bad], Temperature: r.temp}
 		}
 		out[i] = tok
 	}
