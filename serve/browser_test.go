@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/omni-tts/omni/serve"
+	"github.com/omni-tts/omni/serve/engine"
 	"github.com/omni-tts/omni/serve/servetest"
 )
 
@@ -81,7 +82,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	})
 	t.Run("engine", func(t *testing.T) {
 		ts, e := engineServer(t)
-		syn, err := serve.NewEngineSynthesizer(e, serve.EngineOptions{Name: "omni", MaxNewTokens: 2048})
+		syn, err := engine.New(e, engine.Options{Name: "omni", MaxNewTokens: 2048})
 		if err != nil {
 			t.Fatal(err)
 		}

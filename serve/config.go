@@ -23,11 +23,20 @@ type Config struct {
 	// MaxWaiting bounds the requests waiting for admission at once; one more
 	// is refused 429 (default 16).
 	MaxWaiting int
-	// MaxConnections caps concurrent TCP connections in Serve (default 256).
+	// MaxConnections caps concurrent TCP connections in Serve (default 256);
+	// past it, new connections wait in the kernel's backlog.
 	MaxConnections int
-	// ReadHeaderTimeout and ReadTimeout bound reading a request (defaults
-	// 10 s and 30 s); the read deadline is lifted once the body is read, so
-	// they never cut a stream.
+	// MaxConnectionsPerClient caps the connections one IP address may hold
+	// open at once (default MaxConnections/4), so one client cannot take
+	// every slot; past it a new connection is answered 429 and closed.
+	// Behind a proxy that connects from one address, raise it to
+	// MaxConnections.
+	MaxConnectionsPerClient int
+	// ReadHeaderTimeout bounds reading a request's headers (default 5 s):
+	// a client that trickles them (slowloris) is dropped. ReadTimeout bounds
+	// reading the whole request (default 30 s; a body not received in time
+	// is answered 408). The read deadline is lifted once the body is read,
+	// so neither cuts a stream.
 	ReadHeaderTimeout, ReadTimeout time.Duration
 	// WriteTimeout bounds each write of a response (default 30 s): a stream
 	// may last any time, but a client that stops reading for this long is
@@ -65,8 +74,11 @@ func (c Config) withDefaults() Config {
 	if c.MaxConnections == 0 {
 		c.MaxConnections = 256
 	}
+	if c.MaxConnectionsPerClient == 0 {
+		c.MaxConnectionsPerClient = max(c.MaxConnections/4, 1)
+	}
 	if c.ReadHeaderTimeout == 0 {
-		c.ReadHeaderTimeout = 10 * time.Second
+		c.ReadHeaderTimeout = 5 * time.Second
 	}
 	if c.ReadTimeout == 0 {
 		c.ReadTimeout = 30 * time.Second
@@ -102,6 +114,7 @@ func (c Config) Validate() error {
 	}{
 		{"MaxBodyBytes", c.MaxBodyBytes}, {"MaxInputChars", int64(c.MaxInputChars)},
 		{"MaxWaiting", int64(c.MaxWaiting)}, {"MaxConnections", int64(c.MaxConnections)},
+		{"MaxConnectionsPerClient", int64(c.MaxConnectionsPerClient)},
 		{"ReadHeaderTimeout", int64(c.ReadHeaderTimeout)}, {"ReadTimeout", int64(c.ReadTimeout)},
 		{"WriteTimeout", int64(c.WriteTimeout)}, {"IdleTimeout", int64(c.IdleTimeout)},
 		{"RetryAfter", int64(c.RetryAfter)},
@@ -109,6 +122,9 @@ func (c Config) Validate() error {
 		if f.v < 0 {
 			return fmt.Errorf("serve: config %s %d is negative", f.name, f.v)
 		}
+	}
+	if c.MaxConnections > 0 && c.MaxConnectionsPerClient > c.MaxConnections {
+		return fmt.Errorf("serve: config MaxConnectionsPerClient %d above MaxConnections %d", c.MaxConnectionsPerClient, c.MaxConnections)
 	}
 	return nil
 }

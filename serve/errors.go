@@ -10,6 +10,13 @@ import (
 // server is draining: new requests are answered 503.
 var ErrDraining = errors.New("serve: server is draining")
 
+// ErrUnavailable is wrapped by a Synthesizer's errors once its engine has
+// stopped serving (its loop ended): the request is answered 503 (or its
+// stream aborted), /healthz and /readyz answer 503, and new requests are
+// refused 503 at once, so an orchestrator restarts the replica instead of
+// letting requests hang.
+var ErrUnavailable = errors.New("serve: the engine is unavailable")
+
 // FieldError is a request field with a bad value: 400, naming the field.
 type FieldError struct {
 	Field string // the JSON field name, e.g. "voice"

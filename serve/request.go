@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -64,6 +65,11 @@ func decodeSpeech(body []byte, lim requestLimits) (speechParams, error) {
 	if dec.More() {
 		return p, &FieldError{Field: "body", Msg: "trailing data after the JSON object"}
 	}
+	// encoding/json replaces invalid UTF-8 and lone surrogate escapes with
+	// U+FFFD, so the text is checked on the raw bytes, field by field.
+	if err := checkRawText(body, raw); err != nil {
+		return p, err
+	}
 	for _, f := range unsupportedFields {
 		if _, ok := raw[f]; ok {
 			return p, &FieldError{Field: f, Msg: "not supported by this server"}
@@ -87,9 +93,6 @@ func decodeSpeech(body []byte, lim requestLimits) (speechParams, error) {
 	}
 	if strings.TrimSpace(input) == "" {
 		return p, &FieldError{Field: "input", Msg: "empty"}
-	}
-	if !utf8.ValidString(input) {
-		return p, &FieldError{Field: "input", Msg: "not valid UTF-8"}
 	}
 	if n := utf8.RuneCountInString(input); lim.MaxInputChars > 0 && n > lim.MaxInputChars {
 		return p, &TooLongError{Field: "input", Len: n, Limit: lim.MaxInputChars, Unit: "characters"}
@@ -211,12 +214,109 @@ func decodeSpeech(body []byte, lim requestLimits) (speechParams, error) {
 	if v, ok, err := optNumber(raw, "repetition_penalty"); err != nil {
 		return p, err
 	} else if ok {
-		if v <= 0 || v > 100 {
-			return p, &FieldError{Field: "repetition_penalty", Msg: fmt.Sprintf("%g outside (0, 100]", v)}
+		if v < MinRepetitionPenalty || v > 100 {
+			return p, &FieldError{Field: "repetition_penalty", Msg: fmt.Sprintf(
+				"%g outside [%g, 100] (below %g the penalty can overflow the logits to infinity)", v, MinRepetitionPenalty, MinRepetitionPenalty)}
 		}
 		p.Req.RepetitionPenalty = &v
 	}
 	return p, nil
+}
+
+// MinRepetitionPenalty is the smallest repetition_penalty serve accepts.
+// The penalty scales a repeated id's positive logit by fp32(1/r) and the
+// temperature then divides it by T ≥ 1e-5 (below that sampling is greedy),
+// so a finite logit x stays finite only while x/(r·T) ≤ MaxFloat32 ≈
+// 3.4e38. At r = 1e-38 and T = 1 any repeated logit above 3.4 overflows
+// to +Inf, which the sampler refuses. With r ≥ 0.01 the
+// largest factor is 1/(0.01·1e-5) = 1e7, so only a logit above 3.4e31
+// could overflow, far beyond any a finite model makes (Qwen3-TTS's are
+// tens); 0.01 is also the reciprocal of the ceiling 100, so the range is
+// symmetric. The engine still ends any request whose logits turn
+// non-finite with an error, alone.
+const MinRepetitionPenalty = 0.01
+
+// checkRawText refuses invalid UTF-8 and unpaired UTF-16 surrogate escapes
+// (\ud800 alone) in the raw body, naming the top-level field that holds
+// them (or "body" when it is a key or no field).
+func checkRawText(body []byte, raw map[string]json.RawMessage) error {
+	keys := make([]string, 0, len(raw))
+	for k := range raw {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if msg := rawTextProblem(raw[k]); msg != "" {
+			return &FieldError{Field: k, Msg: msg}
+		}
+	}
+	if msg := rawTextProblem(body); msg != "" {
+		return &FieldError{Field: "body", Msg: msg}
+	}
+	return nil
+}
+
+// rawTextProblem describes the first invalid UTF-8 byte or unpaired
+// surrogate escape of a JSON text, or returns "".
+func rawTextProblem(b []byte) string {
+	if !utf8.Valid(b) {
+		for i := 0; i < len(b); {
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n == 1 {
+				return fmt.Sprintf("not valid UTF-8 (byte 0x%02x at offset %d)", b[i], i)
+			}
+			i += n
+		}
+	}
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' || i+1 >= len(b) {
+			continue
+		}
+		if b[i+1] != 'u' {
+			i++ // an escaped character: skip it (it may be a backslash)
+			continue
+		}
+		u, ok := hex4(b[i+2:])
+		switch {
+		case !ok:
+			i++
+		case u >= 0xD800 && u <= 0xDBFF:
+			lo, ok := uint16(0), false
+			if i+7 < len(b) && b[i+6] == '\\' && b[i+7] == 'u' {
+				lo, ok = hex4(b[i+8:])
+			}
+			if !ok || lo < 0xDC00 || lo > 0xDFFF {
+				return fmt.Sprintf(`unpaired UTF-16 surrogate \u%04x (not text)`, u)
+			}
+			i += 11
+		case u >= 0xDC00 && u <= 0xDFFF:
+			return fmt.Sprintf(`unpaired UTF-16 surrogate \u%04x (not text)`, u)
+		default:
+			i += 5
+		}
+	}
+	return ""
+}
+
+// hex4 reads four hex digits.
+func hex4(b []byte) (uint16, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var v uint16
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			v = v<<4 | uint16(c-'0')
+		case c >= 'a' && c <= 'f':
+			v = v<<4 | uint16(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			v = v<<4 | uint16(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return v, true
 }
 
 // modelError is an unknown "model": 404.

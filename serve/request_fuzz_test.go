@@ -75,7 +75,8 @@ func (drainingSynth) Info() ModelInfo { return fuzzInfo }
 func (drainingSynth) Start(context.Context, SpeechRequest) (AudioStream, error) {
 	return nil, ErrDraining
 }
-func (drainingSynth) Load() Load { return Load{} }
+func (drainingSynth) Load() Load   { return Load{} }
+func (drainingSynth) Health() error { return nil }
 
 // FuzzSpeechHandler posts arbitrary bodies to the handler: the answer is
 // always a status the API documents, with OpenAI's error shape.

@@ -46,6 +46,7 @@ type Server struct {
 
 	srvMu sync.Mutex
 	srvs  []*http.Server
+	shut  bool // Drain has shut the servers down; Serve returns at once
 }
 
 // New checks cfg and the synthesizer's model info and returns a server.
@@ -90,10 +91,18 @@ func (s *Server) routes() http.Handler {
 	handle("GET /v1/audio/voices", "voices", s.handleVoices)
 	handle("GET /v1/models", "models", s.handleModels)
 	handle("GET /v1/models/{id}", "model", s.handleModel)
-	handle("GET /healthz", "healthz", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-	})
+	handle("GET /healthz", "healthz", s.handleHealth)
 	handle("GET /readyz", "readyz", s.handleReady)
+	// The API paths answer other methods 405 naming the one they take.
+	for path, allow := range map[string]string{
+		"/v1/audio/speech": "POST", "/v1/audio/voices": "GET", "/v1/models": "GET", "/v1/models/{id}": "GET",
+	} {
+		handle(path, "method_not_allowed", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", allow)
+			writeError(w, http.StatusMethodNotAllowed, "invalid_request_error", "", "method_not_allowed",
+				fmt.Sprintf("%s %s: method not allowed (use %s)", r.Method, r.URL.Path, allow))
+		})
+	}
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
 	static, _ := fs.Sub(staticFS, "static")
 	mux.Handle("GET /{$}", http.FileServerFS(static))
@@ -112,7 +121,22 @@ func (s *Server) routes() http.Handler {
 // headerInstance names the replica that answered (Config.Instance).
 const headerInstance = "X-Omni-Instance"
 
+// handleHealth is the liveness probe: 200 while the engine serves, 503
+// once it has stopped for good (Synthesizer.Health), so an orchestrator
+// restarts the replica.
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	if err := s.syn.Health(); err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "engine stopped", "error": err.Error()})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
 func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
+	if err := s.syn.Health(); err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "engine stopped", "error": err.Error()})
+		return
+	}
 	if s.draining.Load() {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "draining"})
 		return
@@ -173,8 +197,10 @@ func (s *Server) limits() requestLimits {
 		DefaultFormat: s.cfg.DefaultFormat, MaxInputChars: s.cfg.MaxInputChars}
 }
 
-// Serve accepts connections on ln (at most Config.MaxConnections at once)
-// until Drain; it returns http.ErrServerClosed after a drain.
+// Serve accepts connections on ln (at most Config.MaxConnections at once,
+// and Config.MaxConnectionsPerClient from one IP address) until Drain; it
+// returns http.ErrServerClosed after a drain, at once (closing ln) when
+// called after Drain has shut the servers down.
 func (s *Server) Serve(ln net.Listener) error {
 	hs := &http.Server{
 		Handler:           s.handler,
@@ -186,9 +212,15 @@ func (s *Server) Serve(ln net.Listener) error {
 		MaxHeaderBytes: 64 << 10,
 	}
 	s.srvMu.Lock()
+	if s.shut {
+		// Drain ran before Serve registered: nothing may be served now.
+		s.srvMu.Unlock()
+		ln.Close()
+		return http.ErrServerClosed
+	}
 	s.srvs = append(s.srvs, hs)
 	s.srvMu.Unlock()
-	return hs.Serve(newLimitListener(ln, s.cfg.MaxConnections))
+	return hs.Serve(newLimitListener(ln, s.cfg.MaxConnections, s.cfg.MaxConnectionsPerClient))
 }
 
 // Draining reports whether Drain has been called.
@@ -196,9 +228,13 @@ func (s *Server) Draining() bool { return s.draining.Load() }
 
 // Drain stops the server gracefully, as on SIGTERM: /readyz turns 503 and
 // new speech requests are answered 503 at once; streams in flight (and
-// requests already waiting for admission) run to their end for up to grace;
-// then the rest are cancelled, the HTTP servers started by Serve are shut
-// down, and Drain returns. It returns an error if streams had to be cancelled.
+// requests already waiting for admission) run to their end for up to grace.
+// Then the rest are cancelled: a stream already answering is aborted (a
+// raw body is cut off, never ended cleanly; an SSE stream ends with a
+// speech.audio.error event), a request still waiting is answered 503. The
+// HTTP servers started by Serve are shut down, and Drain returns; a Serve
+// called after that returns at once. It returns an error if streams had to
+// be cancelled.
 func (s *Server) Drain(grace time.Duration) error {
 	s.draining.Store(true)
 	s.mu.Lock()
@@ -225,6 +261,7 @@ func (s *Server) Drain(grace time.Duration) error {
 		<-idle
 	}
 	s.srvMu.Lock()
+	s.shut = true
 	srvs := s.srvs
 	s.srvMu.Unlock()
 	for _, hs := range srvs {
@@ -327,6 +364,11 @@ func (s *Server) errorStatus(err error) (status int, body apiError, retryAfter i
 		return http.StatusTooManyRequests, newAPIError("rate_limit_error", "", "over_capacity", ce.Reason), max(sec, 1)
 	case errors.Is(err, ErrDraining):
 		return http.StatusServiceUnavailable, newAPIError("server_error", "", "draining", "the server is draining; retry on another replica"), 0
+	case errors.Is(err, ErrUnavailable):
+		return http.StatusServiceUnavailable, newAPIError("server_error", "", "engine_unavailable", err.Error()+"; retry on another replica"), 0
+	case errors.Is(err, errBodyTimeout):
+		return http.StatusRequestTimeout, newAPIError("invalid_request_error", "body", "request_timeout",
+			fmt.Sprintf("body: not received within %v", s.cfg.ReadTimeout)), 0
 	}
 	return http.StatusInternalServerError, newAPIError("server_error", "", "internal_error", err.Error()), 0
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"time"
@@ -30,14 +31,20 @@ func (s *Server) handleSpeech(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.leave()
+	if err := s.syn.Health(); err != nil {
+		s.writeErr(w, err)
+		return
+	}
+	if r.ContentLength > s.cfg.MaxBodyBytes {
+		// Refused before reading a byte of it; the connection closes.
+		w.Header().Set("Connection", "close")
+		s.writeErr(w, &http.MaxBytesError{Limit: s.cfg.MaxBodyBytes})
+		return
+	}
 
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if !errors.As(err, &mbe) {
-			err = &FieldError{Field: "body", Msg: "read: " + err.Error()}
-		}
-		s.writeErr(w, err)
+		s.writeErr(w, bodyError(err))
 		return
 	}
 	p, err := decodeSpeech(body, s.limits())
@@ -70,7 +77,6 @@ func (s *Server) handleSpeech(w http.ResponseWriter, r *http.Request) {
 		s.writeErr(w, err)
 		return
 	}
-	s.metrics.queue.Observe(time.Since(received).Seconds())
 	s.running.Add(1)
 	defer func() {
 		st.Close()
@@ -87,8 +93,13 @@ func (s *Server) admit(ctx context.Context, req SpeechRequest) (AudioStream, err
 		s.metrics.refused.WithLabelValues(refusedQueueFull).Inc()
 		return nil, &CapacityError{Reason: fmt.Sprintf("waiting queue full (%d requests)", s.cfg.MaxWaiting), RetryAfter: s.cfg.RetryAfter}
 	}
+	t0 := time.Now()
 	st, err := s.syn.Start(ctx, req)
 	s.waiting.Add(-1)
+	if err == nil {
+		// Start returns at admission: this is submit → admitted.
+		s.metrics.queue.Observe(time.Since(t0).Seconds())
+	}
 	if err != nil {
 		var ce *CapacityError
 		switch {
@@ -140,6 +151,9 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, rc *http.Res
 	if err != nil && err != io.EOF {
 		if ctx.Err() != nil {
 			s.finish(acc, st, EndCancelled, r)
+			if r.Context().Err() == nil && s.hardCtx.Err() != nil {
+				s.writeErr(w, ErrDraining) // the grace ran out before any audio
+			}
 			return
 		}
 		s.finish(acc, st, EndError, r)
@@ -214,10 +228,15 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, rc *http.Res
 	}
 	if ctx.Err() != nil {
 		s.finish(acc, st, EndCancelled, r)
-		return
+		if r.Context().Err() != nil {
+			return // the client went away
+		}
+		// The drain grace ran out mid-stream: the answer is incomplete.
+		err = ErrDraining
+	} else {
+		s.finish(acc, st, EndError, r)
 	}
-	// The engine failed mid-stream: tell the client in the stream.
-	s.finish(acc, st, EndError, r)
+	// The stream failed mid-way: tell the client in the stream.
 	_, body, _ := s.errorStatus(err)
 	deadline()
 	if out.fail(body) {
@@ -227,6 +246,26 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, rc *http.Res
 	// A raw stream cannot change its status: abort the connection so the
 	// client sees a truncated body, not a clean end.
 	panic(http.ErrAbortHandler)
+}
+
+// errBodyTimeout is a body not received within the read timeout (408).
+var errBodyTimeout = errors.New("serve: request body read timed out")
+
+// bodyError maps a failure to read the request body to its answer: 413
+// past the size cap, 408 on the read timeout, else a 400 that names the
+// body without the connection's details (no socket addresses).
+func bodyError(err error) error {
+	var mbe *http.MaxBytesError
+	var ne net.Error
+	switch {
+	case errors.As(err, &mbe):
+		return mbe
+	case errors.As(err, &ne) && ne.Timeout():
+		return errBodyTimeout
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return &FieldError{Field: "body", Msg: "ended before its Content-Length"}
+	}
+	return &FieldError{Field: "body", Msg: "could not be read (the connection failed)"}
 }
 
 // finish records the end of an admitted stream in the metrics.

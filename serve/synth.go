@@ -18,15 +18,22 @@ const SamplesPerFrame = 1920
 type Synthesizer interface {
 	// Info describes the served model; serve calls it once, at New.
 	Info() ModelInfo
-	// Start admits one request and returns its audio stream. It may block
-	// while the request waits for capacity (serve bounds how many callers wait
-	// here at once); ctx ends the wait. Errors are typed so serve can answer
-	// with the right status: *FieldError (400), *CapacityError (429),
-	// ErrDraining (503), *TooLongError (413); anything else is a 500.
+	// Start admits one request and returns its audio stream once it holds
+	// a slot (its KV): it blocks while the request waits for capacity, and
+	// serve counts the callers inside Start as the requests waiting
+	// (omni_requests_waiting, bounded by Config.MaxWaiting) and times them
+	// (omni_request_queue_seconds); ctx ends the wait. Errors are typed so
+	// serve can answer with the right status: *FieldError (400),
+	// *CapacityError (429), ErrDraining and ErrUnavailable (503),
+	// *TooLongError (413); anything else is a 500.
 	Start(ctx context.Context, req SpeechRequest) (AudioStream, error)
 	// Load is a snapshot of the engine's occupancy, read at each /metrics
 	// scrape.
 	Load() Load
+	// Health is nil while the engine serves, and an error wrapping
+	// ErrUnavailable once it never will again (its loop stopped): /healthz
+	// then fails and every request is answered 503.
+	Health() error
 }
 
 // AudioStream is one admitted request's audio. Next is called by one

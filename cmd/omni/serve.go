@@ -14,6 +14,7 @@ import (
 
 	"github.com/omni-tts/omni/host"
 	"github.com/omni-tts/omni/serve"
+	"github.com/omni-tts/omni/serve/engine"
 	"github.com/omni-tts/omni/serve/servetest"
 )
 
@@ -29,7 +30,9 @@ type serveCmd struct {
 	MaxInput       int           `name:"max-input" default:"4096" help:"Longest input or instructions in characters; longer is a 413 (${default})."`
 	MaxWaiting     int           `name:"max-waiting" default:"16" help:"Requests that may wait for admission at once; one more is a 429 (${default})."`
 	MaxConnections int           `name:"max-connections" default:"256" help:"Concurrent TCP connections (${default})."`
-	ReadTimeout    time.Duration `name:"read-timeout" default:"30s" help:"Time to read a request (${default}); lifted once the body is read."`
+	MaxPerClient   int           `name:"max-connections-per-client" help:"Concurrent TCP connections from one IP address; past it a connection is answered 429 and closed (default: a quarter of --max-connections; behind a proxy, raise it to --max-connections)."`
+	HeaderTimeout  time.Duration `name:"read-header-timeout" default:"5s" help:"Time to read a request's headers (${default}); a client trickling them is dropped."`
+	ReadTimeout    time.Duration `name:"read-timeout" default:"30s" help:"Time to read a request (${default}); a body not received in time is a 408. Lifted once the body is read."`
 	WriteTimeout   time.Duration `name:"write-timeout" default:"30s" help:"Longest a single write may block on a client that stopped reading (${default}); streams themselves may last any time."`
 	IdleTimeout    time.Duration `name:"idle-timeout" default:"120s" help:"Idle keep-alive connections close after (${default})."`
 	RetryAfter     time.Duration `name:"retry-after" default:"1s" help:"Retry-After of a 429 when the engine gives no hint (${default})."`
@@ -54,6 +57,7 @@ func (c *serveCmd) Run(g *Globals, ctx context.Context) error {
 	srv, err := serve.New(syn, serve.Config{
 		ModelAliases: c.ModelAlias, DefaultFormat: c.DefaultFormat, MaxBodyBytes: c.MaxBody,
 		MaxInputChars: c.MaxInput, MaxWaiting: c.MaxWaiting, MaxConnections: c.MaxConnections,
+		MaxConnectionsPerClient: c.MaxPerClient, ReadHeaderTimeout: c.HeaderTimeout,
 		ReadTimeout: c.ReadTimeout, WriteTimeout: c.WriteTimeout, IdleTimeout: c.IdleTimeout,
 		RetryAfter: c.RetryAfter, Version: buildVersion(), Instance: c.Instance, Logger: log,
 	})
@@ -111,7 +115,7 @@ func newEngineSynthesizer(ctx context.Context, g *Globals, f *engineFlags, model
 	if err != nil {
 		return nil, nil, err
 	}
-	syn, err := serve.NewEngineSynthesizer(oe.Engine, serve.EngineOptions{
+	syn, err := engine.New(oe.Engine, engine.Options{
 		Name: modelName, KVBudgetBytes: oe.kvBudget, MaxNewTokens: f.MaxNewTokens})
 	if err != nil {
 		oe.Close()
@@ -121,9 +125,14 @@ func newEngineSynthesizer(ctx context.Context, g *Globals, f *engineFlags, model
 	ran := make(chan struct{})
 	go func() {
 		defer close(ran)
-		if err := oe.Run(runCtx); err != nil && !errors.Is(err, context.Canceled) {
-			logf("engine: %v", err)
+		err := oe.Run(runCtx)
+		if runCtx.Err() != nil {
+			return // stopped on purpose, after the drain
 		}
+		// The loop ended while serving: /healthz fails and every request
+		// is answered 503 from now on, so the replica is restarted.
+		logf("engine loop stopped: %v; answering 503 until restarted", err)
+		syn.Stopped(err)
 	}()
 	return syn, func() {
 		stop()

@@ -6,6 +6,7 @@ package servetest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"strings"
@@ -52,13 +53,16 @@ type Fake struct {
 	// KVBytesPerStream is what Load reports per running stream (default 1 MiB).
 	KVBytesPerStream int64
 
-	once    sync.Once
-	slots   chan struct{}
-	mu      sync.Mutex
-	running int
-	waiting int
-	stats   Stats
-	last    serve.SpeechRequest
+	once     sync.Once
+	slots    chan struct{}
+	stopped  chan struct{} // closed by Stop
+	stopOnce sync.Once
+	stopErr  error
+	mu       sync.Mutex
+	running  int
+	waiting  int
+	stats    Stats
+	last     serve.SpeechRequest
 }
 
 // Stats counts what the fake saw.
@@ -99,7 +103,30 @@ func (f *Fake) init() {
 			f.Model = DefaultInfo()
 		}
 		f.slots = make(chan struct{}, f.Capacity)
+		f.stopped = make(chan struct{})
 	})
+}
+
+// Stop makes the fake behave as an engine whose loop has stopped: Health
+// returns an error wrapping serve.ErrUnavailable, callers waiting in Start
+// and readers in Next get it, and so does every later Start.
+func (f *Fake) Stop() {
+	f.init()
+	f.stopOnce.Do(func() {
+		f.stopErr = fmt.Errorf("%w: fake engine stopped", serve.ErrUnavailable)
+		close(f.stopped)
+	})
+}
+
+// Health implements serve.Synthesizer.
+func (f *Fake) Health() error {
+	f.init()
+	select {
+	case <-f.stopped:
+		return f.stopErr
+	default:
+		return nil
+	}
 }
 
 // Info implements serve.Synthesizer.
@@ -137,6 +164,9 @@ func (f *Fake) Start(ctx context.Context, req serve.SpeechRequest) (serve.AudioS
 	f.mu.Lock()
 	f.last = req
 	f.mu.Unlock()
+	if err := f.Health(); err != nil {
+		return nil, err
+	}
 	select {
 	case f.slots <- struct{}{}:
 	default:
@@ -156,6 +186,11 @@ func (f *Fake) Start(ctx context.Context, req serve.SpeechRequest) (serve.AudioS
 			f.waiting--
 			f.mu.Unlock()
 			return nil, ctx.Err()
+		case <-f.stopped:
+			f.mu.Lock()
+			f.waiting--
+			f.mu.Unlock()
+			return nil, f.stopErr
 		}
 	}
 	frames := FramesFor(req.Input)
@@ -199,6 +234,10 @@ func (s *fakeStream) Next(ctx context.Context) (serve.Chunk, error) {
 		s.end(serve.EndError)
 		return serve.Chunk{}, errFake
 	}
+	if err := s.f.Health(); err != nil {
+		s.end(serve.EndError)
+		return serve.Chunk{}, err
+	}
 	if s.done >= s.total {
 		s.end(s.reason)
 		return serve.Chunk{}, io.EOF
@@ -209,6 +248,9 @@ func (s *fakeStream) Next(ctx context.Context) (serve.Chunk, error) {
 		defer t.Stop()
 		select {
 		case <-t.C:
+		case <-s.f.stopped:
+			s.end(serve.EndError)
+			return serve.Chunk{}, s.f.stopErr
 		case <-ctx.Done():
 			s.end(serve.EndCancelled)
 			return serve.Chunk{}, ctx.Err()

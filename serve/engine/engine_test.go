@@ -1,4 +1,4 @@
-package serve_test
+package engine_test
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/omni-tts/omni/host"
 	"github.com/omni-tts/omni/serve"
+	"github.com/omni-tts/omni/serve/engine"
 )
 
 // engineServer serves synth:tiny's engine (with its codec) through the
@@ -27,7 +28,7 @@ func engineServer(t *testing.T) (*httptest.Server, host.Engine) {
 	}
 	ran := make(chan struct{})
 	go func() { defer close(ran); e.Run(ctx) }()
-	syn, err := serve.NewEngineSynthesizer(e, serve.EngineOptions{Name: "omni", MaxNewTokens: 2048})
+	syn, err := engine.New(e, engine.Options{Name: "omni", MaxNewTokens: 2048})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package serve_test
+package engine_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/omni-tts/omni/host"
 	"github.com/omni-tts/omni/serve"
+	"github.com/omni-tts/omni/serve/engine"
 )
 
 // TestEngineCancelAnyMoment hammers the adapter's Next, Close and Result
@@ -30,7 +31,7 @@ func TestEngineCancelAnyMoment(t *testing.T) {
 		<-ran
 		e.Close()
 	}()
-	syn, err := serve.NewEngineSynthesizer(e, serve.EngineOptions{Name: "omni", MaxNewTokens: 64})
+	syn, err := engine.New(e, engine.Options{Name: "omni", MaxNewTokens: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
