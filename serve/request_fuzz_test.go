@@ -75,7 +75,7 @@ func (drainingSynth) Info() ModelInfo { return fuzzInfo }
 func (drainingSynth) Start(context.Context, SpeechRequest) (AudioStream, error) {
 	return nil, ErrDraining
 }
-func (drainingSynth) Load() Load   { return Load{} }
+func (drainingSynth) Load() Load    { return Load{} }
 func (drainingSynth) Health() error { return nil }
 
 // FuzzSpeechHandler posts arbitrary bodies to the handler: the answer is

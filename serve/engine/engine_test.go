@@ -21,18 +21,42 @@ import (
 // adapter; the engine runs until the test ends.
 func engineServer(t *testing.T) (*httptest.Server, host.Engine) {
 	t.Helper()
+	r := startEngine(t, 2, serve.Config{})
+	return r.ts, r.e
+}
+
+// running is a served engine whose loop the test may stop.
+type running struct {
+	ts      *httptest.Server
+	e       host.Engine
+	syn     *engine.Synthesizer
+	stopRun func() // ends the engine loop (without Stopped)
+}
+
+// startEngine serves synth:tiny with batch rows through the adapter with
+// cfg; the engine loop reports its end to the adapter as cmd/omni does,
+// unless the test stopped it.
+func startEngine(t *testing.T, batch int, cfg serve.Config) *running {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	e, err := host.Open(ctx, host.Options{Model: "synth:tiny", MaxBatch: 2, Threads: 1})
+	e, err := host.Open(ctx, host.Options{Model: "synth:tiny", MaxBatch: batch, Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ran := make(chan struct{})
-	go func() { defer close(ran); e.Run(ctx) }()
 	syn, err := engine.New(e, engine.Options{Name: "omni", MaxNewTokens: 2048})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := serve.New(syn, serve.Config{})
+	runCtx, stopRun := context.WithCancel(ctx)
+	ran := make(chan struct{})
+	go func() {
+		defer close(ran)
+		err := e.Run(runCtx)
+		if ctx.Err() == nil && runCtx.Err() == nil {
+			syn.Stopped(err)
+		}
+	}()
+	srv, err := serve.New(syn, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +67,7 @@ func engineServer(t *testing.T) (*httptest.Server, host.Engine) {
 		<-ran
 		e.Close()
 	})
-	return ts, e
+	return &running{ts: ts, e: e, syn: syn, stopRun: func() { stopRun(); <-ran }}
 }
 
 // TestEngineSpeechPCM: a pcm request through the real engine answers 200
