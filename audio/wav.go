@@ -1,7 +1,9 @@
 // Package audio writes PCM audio: a WAV (RIFF, 16-bit PCM) writer that can
 // stream to a pipe (sizes left as the 0xFFFFFFFF "unknown length" sentinel)
-// and patches the sizes when its destination can seek (a file). It is
-// portable and imports the standard library only.
+// and patches the sizes when its destination can seek (a file), and the
+// streaming encoders of every format omni serves (wav, pcm, mp3, flac;
+// NewEncoder), all through one float→s16 conversion (PCM16). It is
+// portable: the standard library and shine-mp3 (pure Go).
 package audio
 
 import (
@@ -100,13 +102,8 @@ func (w *WAVWriter) Write(samples []float32) error {
 		// a partial frame would shift every later sample to the wrong channel
 		return fmt.Errorf("audio: %d samples is not a whole number of %d-channel frames", len(samples), w.channels)
 	}
-	if cap(w.buf) < 2*len(samples) {
-		w.buf = make([]byte, 2*len(samples))
-	}
-	b := w.buf[:2*len(samples)]
-	for i, x := range samples {
-		binary.LittleEndian.PutUint16(b[2*i:], uint16(PCM16(x)))
-	}
+	w.buf = AppendS16LE(w.buf[:0], samples)
+	b := w.buf
 	if _, err := w.w.Write(b); err != nil {
 		w.err = fmt.Errorf("audio: write samples: %w", err)
 		return w.err

@@ -8,14 +8,16 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/omni-tts/omni/audio"
 )
 
 // Response formats and stream formats a request may name.
 const (
-	FormatWAV  = "wav"
-	FormatPCM  = "pcm"
-	FormatMP3  = "mp3"
-	FormatFLAC = "flac"
+	FormatWAV  = audio.FormatWAV
+	FormatPCM  = audio.FormatPCM
+	FormatMP3  = audio.FormatMP3
+	FormatFLAC = audio.FormatFLAC
 	FormatOpus = "opus"
 	FormatAAC  = "aac"
 

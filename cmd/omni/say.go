@@ -9,6 +9,8 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/omni-tts/omni/audio"
@@ -27,7 +29,7 @@ type sayCmd struct {
 	requestFlags
 	Text      string `arg:"" help:"The text to speak."`
 	Out       string `short:"o" required:"" help:"Output file (\"-\" = stdout)."`
-	Format    string `default:"wav" enum:"wav,pcm,f32" help:"Output format: wav (16-bit PCM WAV), pcm (raw s16le) or f32 (raw float32 LE), 24 kHz mono (${default})."`
+	Format    string `help:"Output format, 24 kHz mono: wav (16-bit PCM WAV), pcm (raw s16le), mp3, flac (every format serve writes) or f32 (raw float32 LE); default: from the -o extension (.wav .pcm .mp3 .flac .f32), else wav."`
 	MaxFrames int    `name:"max-frames" default:"0" help:"Frame cap, 0..${max_frames} (0 = derived from the text length) (${default})."`
 	Wasm      bool   `help:"Run the engine as the WASI guest (the codec stage inline in the guest; the same samples)."`
 	Quiet     bool   `short:"q" help:"No progress lines."`
@@ -56,15 +58,43 @@ func (r *rawSink) Write(pcm []float32) error {
 		r.buf = make([]byte, n*len(pcm))
 	}
 	b := r.buf[:n*len(pcm)]
-	for i, x := range pcm {
-		if r.f32 {
+	if r.f32 {
+		for i, x := range pcm {
 			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-		} else {
-			binary.LittleEndian.PutUint16(b[2*i:], uint16(audio.PCM16(x)))
 		}
+	} else {
+		b = audio.AppendS16LE(b[:0], pcm)
 	}
 	_, err := r.w.Write(b)
 	return err
+}
+
+// encoderSink writes samples through one of audio's encoders (mp3, flac).
+type encoderSink struct {
+	w   io.Writer
+	enc audio.Encoder
+}
+
+// Write implements pcmSink.
+func (e *encoderSink) Write(pcm []float32) error { return e.enc.Encode(e.w, pcm) }
+
+// Close implements pcmSink: the encoder's held-back tail.
+func (e *encoderSink) Close() error { return e.enc.Finish(e.w) }
+
+// sayFormat is the output format: --format, else the -o extension, else wav.
+func sayFormat(format, out string) (string, error) {
+	if format == "" {
+		switch ext := strings.ToLower(filepath.Ext(out)); ext {
+		case ".pcm", ".mp3", ".flac", ".f32":
+			return ext[1:], nil
+		}
+		return "wav", nil
+	}
+	switch format {
+	case "wav", "pcm", "mp3", "flac", "f32":
+		return format, nil
+	}
+	return "", fmt.Errorf("--format %q: want wav, pcm, mp3, flac or f32", format)
 }
 
 // Close implements pcmSink.
@@ -107,6 +137,10 @@ func (c *sayCmd) Run(g *Globals, ctx context.Context) error {
 	if err := inRange("--max-frames", c.MaxFrames, 0, maxFrames); err != nil {
 		return err
 	}
+	format, err := sayFormat(c.Format, c.Out)
+	if err != nil {
+		return err
+	}
 	mode := host.Native
 	if c.Wasm {
 		mode = host.WASI
@@ -147,7 +181,16 @@ func (c *sayCmd) Run(g *Globals, ctx context.Context) error {
 		out = file
 	}
 	var sink pcmSink
-	switch c.Format {
+	switch format {
+	case "mp3", "flac":
+		enc, err := audio.NewEncoder(format, 24000)
+		if err == nil {
+			err = enc.Begin(out)
+		}
+		if err != nil {
+			return err
+		}
+		sink = &encoderSink{w: out, enc: enc}
 	case "wav":
 		w, err := audio.NewWAVWriter(out, 24000, 1)
 		if err != nil {
@@ -155,7 +198,7 @@ func (c *sayCmd) Run(g *Globals, ctx context.Context) error {
 		}
 		sink = w
 	default:
-		sink = &rawSink{w: out, f32: c.Format == "f32"}
+		sink = &rawSink{w: out, f32: format == "f32"}
 	}
 
 	if file == nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -177,5 +178,52 @@ func TestRunText(t *testing.T) {
 	var errb bytes.Buffer
 	if code := run([]string{"run", "--model", "synth:tiny", "--text", "Hi.", "--speaker", "nobody"}, &bytes.Buffer{}, &errb); code == 0 || !strings.Contains(errb.String(), "nobody") {
 		t.Errorf("unknown speaker: exit %d, %s", code, errb.String())
+	}
+}
+
+// TestSayEncodedFormats: -o x.flac and -o x.mp3 pick the format by
+// extension; ffmpeg (an independent decoder, when installed) decodes the
+// FLAC to exactly the pcm samples, and the MP3 starts with an MPEG frame.
+func TestSayEncodedFormats(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"say", "Hi.", "--model", "synth:tiny", "--max-frames", "4", "--min-frames", "4", "--seed", "3", "-q"}
+	var pcm, stderr bytes.Buffer
+	if code := run(append(args, "-o", "-", "--format", "pcm"), &pcm, &stderr); code != 0 {
+		t.Fatalf("pcm: exit %d: %s", code, stderr.String())
+	}
+	for _, ext := range []string{"flac", "mp3"} {
+		path := filepath.Join(dir, "say."+ext)
+		if code := run(append(args, "-o", path), io.Discard, &stderr); code != 0 {
+			t.Fatalf("-o %s: exit %d: %s", path, code, stderr.String())
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ext {
+		case "flac":
+			if !bytes.HasPrefix(b, []byte("fLaC")) {
+				t.Fatalf("say.flac starts % x, want fLaC", b[:min(len(b), 4)])
+			}
+			ffmpeg, err := exec.LookPath("ffmpeg")
+			if err != nil {
+				t.Log("ffmpeg not installed: FLAC decode not checked")
+				continue
+			}
+			out, err := exec.Command(ffmpeg, "-v", "error", "-i", path, "-f", "s16le", "-").Output()
+			if err != nil {
+				t.Fatalf("ffmpeg decode: %v", err)
+			}
+			if !bytes.Equal(out, pcm.Bytes()) {
+				t.Errorf("FLAC decodes to %d bytes, differing from the %d pcm bytes", len(out), pcm.Len())
+			}
+		case "mp3":
+			if len(b) < 2 || b[0] != 0xFF || b[1]&0xE0 != 0xE0 {
+				t.Errorf("say.mp3 starts % x, want an MPEG frame sync", b[:min(len(b), 2)])
+			}
+		}
+	}
+	if code := run(append(args, "-o", "-", "--format", "ogg"), io.Discard, &stderr); code == 0 {
+		t.Errorf("--format ogg accepted")
 	}
 }

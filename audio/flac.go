@@ -1,32 +1,31 @@
-package serve
+package audio
 
 import (
 	"io"
 	"math/bits"
-
-	"github.com/omni-tts/omni/audio"
 )
 
-// flacBlock is the FLAC block size: one codec frame (80 ms at 24 kHz), so
-// every frame the engine makes leaves as one FLAC frame at once.
-const flacBlock = SamplesPerFrame
+// flacBlock is the FLAC block size: one codec frame of omni's (80 ms at
+// 24 kHz), so every frame the engine makes leaves as one FLAC frame at once.
+const flacBlock = 1920
 
-// flacEncoder writes a streamable FLAC (RFC 9639) of 16-bit mono at 24 kHz:
+// flacEncoder writes a streamable FLAC (RFC 9639) of 16-bit mono:
 // STREAMINFO with the total length and MD5 marked unknown, then one frame
 // per 1920 samples. Each subframe takes the best of the fixed predictors
 // of order 0–4 and codes its residual with one Rice partition.
 type flacEncoder struct {
+	rate  int
 	hold  []int32 // samples of the block being filled
 	frame uint64  // frame number
 	bw    bitWriter
 	res   []int32
 }
 
-func newFLACEncoder() *flacEncoder {
-	return &flacEncoder{hold: make([]int32, 0, flacBlock), res: make([]int32, flacBlock)}
+func newFLACEncoder(rate int) *flacEncoder {
+	return &flacEncoder{rate: rate, hold: make([]int32, 0, flacBlock), res: make([]int32, flacBlock)}
 }
 
-// Begin implements audioEncoder: the "fLaC" marker and STREAMINFO.
+// Begin implements Encoder: the "fLaC" marker and STREAMINFO.
 func (e *flacEncoder) Begin(w io.Writer) error {
 	b := &e.bw
 	b.reset()
@@ -38,7 +37,7 @@ func (e *flacEncoder) Begin(w io.Writer) error {
 	b.put(flacBlock, 16)
 	b.put(0, 24) // min frame size unknown
 	b.put(0, 24) // max frame size unknown
-	b.put(SampleRate, 20)
+	b.put(uint64(e.rate), 20)
 	b.put(0, 3)  // channels - 1
 	b.put(15, 5) // bits per sample - 1
 	b.put(0, 36) // total samples unknown (streamed)
@@ -49,10 +48,10 @@ func (e *flacEncoder) Begin(w io.Writer) error {
 	return err
 }
 
-// Encode implements audioEncoder.
+// Encode implements Encoder.
 func (e *flacEncoder) Encode(w io.Writer, pcm []float32) error {
 	for _, x := range pcm {
-		e.hold = append(e.hold, int32(audio.PCM16(x)))
+		e.hold = append(e.hold, int32(PCM16(x)))
 		if len(e.hold) == flacBlock {
 			if err := e.writeFrame(w, e.hold); err != nil {
 				return err
@@ -63,7 +62,7 @@ func (e *flacEncoder) Encode(w io.Writer, pcm []float32) error {
 	return nil
 }
 
-// Finish implements audioEncoder: the last, shorter block.
+// Finish implements Encoder: the last, shorter block.
 func (e *flacEncoder) Finish(w io.Writer) error {
 	if len(e.hold) == 0 {
 		return nil
@@ -71,6 +70,15 @@ func (e *flacEncoder) Finish(w io.Writer) error {
 	err := e.writeFrame(w, e.hold)
 	e.hold = e.hold[:0]
 	return err
+}
+
+// rateCode is a frame header's sample-rate code: 24 kHz has its own
+// (0x7), other rates refer to STREAMINFO (0x0).
+func rateCode(rate int) uint64 {
+	if rate == 24000 {
+		return 0x7
+	}
+	return 0
 }
 
 // writeFrame codes one block as a FLAC frame.
@@ -82,7 +90,7 @@ func (e *flacEncoder) writeFrame(w io.Writer, s []int32) error {
 	b.put(0, 1)       // reserved
 	b.put(0, 1)       // fixed block size
 	b.put(0x7, 4)     // block size: 16-bit (size-1) after the frame number
-	b.put(0x7, 4)     // sample rate: 24 kHz
+	b.put(rateCode(e.rate), 4)
 	b.put(0, 4)       // mono
 	b.put(0x4, 3)     // 16 bits per sample
 	b.put(0, 1)       // reserved

@@ -1,4 +1,4 @@
-package serve
+package audio
 
 import (
 	"bytes"
@@ -46,7 +46,7 @@ func TestFLACEncoderSignals(t *testing.T) {
 
 	for name, sig := range signals {
 		var out bytes.Buffer
-		e := newFLACEncoder()
+		e := newFLACEncoder(24000)
 		if err := e.Begin(&out); err != nil {
 			t.Fatal(err)
 		}
