@@ -91,9 +91,9 @@ func (e *flacEncoder) writeFrame(w io.Writer, s []int32) error {
 	b.put(0, 1)       // fixed block size
 	b.put(0x7, 4)     // block size: 16-bit (size-1) after the frame number
 	b.put(rateCode(e.rate), 4)
-	b.put(0, 4)       // mono
-	b.put(0x4, 3)     // 16 bits per sample
-	b.put(0, 1)       // reserved
+	b.put(0, 4)   // mono
+	b.put(0x4, 3) // 16 bits per sample
+	b.put(0, 1)   // reserved
 	b.utf8(e.frame)
 	b.put(uint64(len(s)-1), 16)
 	b.put(uint64(crc8(b.buf)), 8)
