@@ -82,7 +82,7 @@ func newMetrics(syn Synthesizer, version string, running, waiting func() float64
 		e2e: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "omni_request_duration_seconds",
 			Help: "From request received to the end of the response.", Buckets: e2eBuckets}),
 		queue: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "omni_request_queue_seconds",
-			Help: "Time a request waited for admission.", Buckets: ttfaBuckets}),
+			Help: "Time a request waited for admission: from submission to the engine's admission (a slot and its whole KV).", Buckets: ttfaBuckets}),
 		audioSeconds: prometheus.NewCounter(prometheus.CounterOpts{Name: "omni_audio_seconds_total",
 			Help: "Seconds of audio written to clients."}),
 		audioFrames: prometheus.NewCounter(prometheus.CounterOpts{Name: "omni_audio_frames_total",
@@ -116,7 +116,7 @@ func newMetrics(syn Synthesizer, version string, running, waiting func() float64
 	runningG := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "omni_requests_running",
 		Help: "Speech requests admitted and streaming (holding KV)."}, running)
 	waitingG := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "omni_requests_waiting",
-		Help: "Speech requests waiting for admission (bounded by --max-waiting)."}, waiting)
+		Help: "Speech requests waiting for admission in the engine's queue (bounded by --max-waiting)."}, waiting)
 	reg.MustRegister(runningG, waitingG, m.refused, m.finished, m.ttfa, m.rtf, m.e2e, m.queue,
 		m.audioSeconds, m.audioFrames, m.stalls, m.underrunSeconds, m.inputTokens, m.outputTokens,
 		m.stepSeconds, m.httpRequests, m.clientDisconnects, buildInfo, lc,
