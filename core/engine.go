@@ -188,23 +188,28 @@ func (e *Engine) Submit(ctx context.Context, req Request) (*Stream, error) {
 		notify: make(chan struct{}, 1), done: make(chan struct{}), admitted: make(chan struct{}),
 		stage: e.hop.stage, clock: e.now,
 	}
+	// The hook is set before the stream is published: once it is in
+	// e.waiting the step goroutine may end it (and call stopCtx) at once.
+	s.stopCtx = context.AfterFunc(ctx, func() {
+		s.cancelled.Store(true)
+		e.kick()
+	})
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
+		s.stopCtx()
 		return nil, ErrClosed
 	}
 	if len(e.waiting) >= e.cfg.MaxWaiting {
+		n := len(e.waiting)
 		e.mu.Unlock()
-		return nil, fmt.Errorf("%w: %d requests waiting", ErrQueueFull, len(e.waiting))
+		s.stopCtx()
+		return nil, fmt.Errorf("%w: %d requests waiting", ErrQueueFull, n)
 	}
 	e.nextID++
 	s.id = e.nextID
 	e.waiting = append(e.waiting, s)
 	e.mu.Unlock()
-	s.stopCtx = context.AfterFunc(ctx, func() {
-		s.cancelled.Store(true)
-		e.kick()
-	})
 	e.kick()
 	return s, nil
 }
