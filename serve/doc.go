@@ -4,14 +4,15 @@
 // playground page, admission with a bounded waiting queue, and drain.
 //
 // serve does not know the engine. It drives a [Synthesizer], the small
-// interface defined in synth.go; an adapter over the engine implements it, and
-// the tests use a deterministic fake (package servetest). serve is host-side:
-// it may import net/http and client_golang, and the portable packages must not
-// import it.
+// interface defined in synth.go; the adapter over omni's engine implements it
+// in package serve/engine (so serve links neither host nor wazero: a test
+// checks with go list), and the tests use a deterministic fake (package
+// servetest). serve is host-side: it may import net/http and client_golang,
+// and the portable packages must not import it.
 //
 // Audio leaves the synthesizer as float32 PCM at 24 kHz mono and is encoded
-// here: wav (streamed, with the unknown-length header), pcm (s16le), flac
-// (flac.go, fixed predictors and Rice coding) and mp3
-// (github.com/braheezy/shine-mp3). opus and aac are refused with a 400 that
-// names the format (see RATIONALE.md).
+// by package audio's streaming encoders: wav (streamed, with the
+// unknown-length header), pcm (s16le), flac (fixed predictors and Rice
+// coding) and mp3 (github.com/braheezy/shine-mp3). opus and aac are refused
+// with a 400 that names the format (see RATIONALE.md).
 package serve
