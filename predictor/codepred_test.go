@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/omni-tts/omni/predictor"
+	"github.com/omni-tts/omni/simd/simdtest"
 )
 
 // frameInputs returns B random talker hiddens and teacher codes (c0 below
@@ -181,30 +182,32 @@ func TestBatchedEqualsSingle(t *testing.T) {
 }
 
 func TestPredictFrameAllocatesNothing(t *testing.T) {
-	src := tinyModel(projGeom, 7)
-	c := src.Config()
-	for _, prec := range []predictor.Precision{predictor.Int8, predictor.FP32} {
-		p := loadPredictor(t, src, prec, predictor.PredictorOptions{MaxBatch: 4})
-		h, teacher := frameInputs(c, 4, 8)
-		c0 := []int32{teacher[0][0], teacher[1][0], teacher[2][0], teacher[3][0]}
-		out := make([]int32, 4*c.CodeGroups)
-		pick := func(g int, l []float32, codes []int32) {
-			for b := range codes {
-				codes[b] = int32((g*7 + b) % c.PredictorVocab)
+	simdtest.EachLevel(t, func(t *testing.T) {
+		src := tinyModel(projGeom, 7)
+		c := src.Config()
+		for _, prec := range []predictor.Precision{predictor.Int8, predictor.FP32} {
+			p := loadPredictor(t, src, prec, predictor.PredictorOptions{MaxBatch: 4})
+			h, teacher := frameInputs(c, 4, 8)
+			c0 := []int32{teacher[0][0], teacher[1][0], teacher[2][0], teacher[3][0]}
+			out := make([]int32, 4*c.CodeGroups)
+			pick := func(g int, l []float32, codes []int32) {
+				for b := range codes {
+					codes[b] = int32((g*7 + b) % c.PredictorVocab)
+				}
 			}
-		}
-		if err := p.PredictFrame(h, c0, out, pick); err != nil {
-			t.Fatal(err)
-		}
-		n := testing.AllocsPerRun(5, func() {
 			if err := p.PredictFrame(h, c0, out, pick); err != nil {
 				t.Fatal(err)
 			}
-		})
-		if n != 0 {
-			t.Errorf("%s: PredictFrame allocates %v times per frame, want 0", prec, n)
+			n := testing.AllocsPerRun(5, func() {
+				if err := p.PredictFrame(h, c0, out, pick); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if n != 0 {
+				t.Errorf("%s: PredictFrame allocates %v times per frame, want 0", prec, n)
+			}
 		}
-	}
+	})
 }
 
 func TestPredictFrameRefusesBadInput(t *testing.T) {

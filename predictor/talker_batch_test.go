@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/omni-tts/omni/predictor"
+	"github.com/omni-tts/omni/simd/simdtest"
 )
 
 // TestTalkerPrefillBatchEqualsSeparate checks that one batched prefill of
@@ -100,42 +101,44 @@ func testPrefillBatch(t *testing.T, src predictor.Source, prec predictor.Precisi
 }
 
 func TestTalkerPrefillBatchAllocatesNothing(t *testing.T) {
-	src := tinyModel(smallGeom, 29)
-	c := src.Config()
-	H, V := c.Talker.Hidden, c.TalkerVocab
-	const B = 3
-	tk := loadTalker(t, src, predictor.Int8, predictor.TalkerOptions{MaxBatch: B, MaxLen: 128})
-	seqs := make([]*predictor.Sequence, B)
-	for i := range seqs {
-		s, err := tk.NewSequence(128)
-		if err != nil {
-			t.Fatal(err)
+	simdtest.EachLevel(t, func(t *testing.T) {
+		src := tinyModel(smallGeom, 29)
+		c := src.Config()
+		H, V := c.Talker.Hidden, c.TalkerVocab
+		const B = 3
+		tk := loadTalker(t, src, predictor.Int8, predictor.TalkerOptions{MaxBatch: B, MaxLen: 128})
+		seqs := make([]*predictor.Sequence, B)
+		for i := range seqs {
+			s, err := tk.NewSequence(128)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			seqs[i] = s
 		}
-		defer s.Close()
-		seqs[i] = s
-	}
-	x := randRows(rand.New(rand.NewPCG(3, 4)), 100*H)
-	h, l := make([]float32, B*H), make([]float32, B*V)
-	prefill := func(rows []int) {
-		n := 0
-		for i, s := range seqs {
-			s.Reset()
-			n += rows[i]
+		x := randRows(rand.New(rand.NewPCG(3, 4)), 100*H)
+		h, l := make([]float32, B*H), make([]float32, B*V)
+		prefill := func(rows []int) {
+			n := 0
+			for i, s := range seqs {
+				s.Reset()
+				n += rows[i]
+			}
+			if err := tk.PrefillBatch(seqs, rows, x[:n*H], h, l); err != nil {
+				t.Fatal(err)
+			}
 		}
-		if err := tk.PrefillBatch(seqs, rows, x[:n*H], h, l); err != nil {
-			t.Fatal(err)
+		prefill([]int{40, 50, 10}) // warm-up: a full pass
+		shapes := [][]int{{40, 50, 10}, {1, 1, 1}, {90, 5, 5}, {20, 3, 64}}
+		k := 0
+		n := testing.AllocsPerRun(8, func() {
+			prefill(shapes[k%len(shapes)])
+			k++
+		})
+		if n != 0 {
+			t.Errorf("PrefillBatch allocates %v times per call after warm-up, want 0", n)
 		}
-	}
-	prefill([]int{40, 50, 10}) // warm-up: a full pass
-	shapes := [][]int{{40, 50, 10}, {1, 1, 1}, {90, 5, 5}, {20, 3, 64}}
-	k := 0
-	n := testing.AllocsPerRun(8, func() {
-		prefill(shapes[k%len(shapes)])
-		k++
 	})
-	if n != 0 {
-		t.Errorf("PrefillBatch allocates %v times per call after warm-up, want 0", n)
-	}
 }
 
 func TestTalkerPrefillBatchRefusesBadCalls(t *testing.T) {

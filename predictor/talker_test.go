@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/omni-tts/omni/predictor"
+	"github.com/omni-tts/omni/simd/simdtest"
 )
 
 func loadTalker(t testing.TB, src predictor.Source, prec predictor.Precision, opts predictor.TalkerOptions) *predictor.Talker {
@@ -228,41 +229,43 @@ func TestTalkerEmbeddings(t *testing.T) {
 }
 
 func TestTalkerDecodeAllocatesNothing(t *testing.T) {
-	src := tinyModel(smallGeom, 27)
-	c := src.Config()
-	H, V := c.Talker.Hidden, c.TalkerVocab
-	tk := loadTalker(t, src, predictor.Int8, predictor.TalkerOptions{MaxBatch: 2, MaxLen: 64})
-	seqs := make([]*predictor.Sequence, 2)
-	for i := range seqs {
-		s, err := tk.NewSequence(64)
-		if err != nil {
-			t.Fatal(err)
+	simdtest.EachLevel(t, func(t *testing.T) {
+		src := tinyModel(smallGeom, 27)
+		c := src.Config()
+		H, V := c.Talker.Hidden, c.TalkerVocab
+		tk := loadTalker(t, src, predictor.Int8, predictor.TalkerOptions{MaxBatch: 2, MaxLen: 64})
+		seqs := make([]*predictor.Sequence, 2)
+		for i := range seqs {
+			s, err := tk.NewSequence(64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			seqs[i] = s
 		}
-		defer s.Close()
-		seqs[i] = s
-	}
-	in, h, l := randRows(rand.New(rand.NewPCG(1, 2)), 2*H), make([]float32, 2*H), make([]float32, 2*V)
-	if err := tk.Decode(seqs, in, h, l); err != nil {
-		t.Fatal(err)
-	}
-	n := testing.AllocsPerRun(10, func() {
+		in, h, l := randRows(rand.New(rand.NewPCG(1, 2)), 2*H), make([]float32, 2*H), make([]float32, 2*V)
 		if err := tk.Decode(seqs, in, h, l); err != nil {
 			t.Fatal(err)
 		}
+		n := testing.AllocsPerRun(10, func() {
+			if err := tk.Decode(seqs, in, h, l); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if n != 0 {
+			t.Errorf("Decode allocates %v times per step, want 0", n)
+		}
+		// A full sequence is refused, not overrun.
+		s, _ := tk.NewSequence(1)
+		defer s.Close()
+		if err := tk.Decode([]*predictor.Sequence{s}, in[:H], h[:H], l[:V]); err != nil {
+			t.Fatal(err)
+		}
+		if err := tk.Decode([]*predictor.Sequence{s}, in[:H], h[:H], l[:V]); err == nil {
+			t.Error("Decode past the sequence's max length: no error")
+		}
+		if err := tk.Decode([]*predictor.Sequence{seqs[0], seqs[0]}, in, h, l); err == nil {
+			t.Error("Decode of one sequence twice in a batch: no error")
+		}
 	})
-	if n != 0 {
-		t.Errorf("Decode allocates %v times per step, want 0", n)
-	}
-	// A full sequence is refused, not overrun.
-	s, _ := tk.NewSequence(1)
-	defer s.Close()
-	if err := tk.Decode([]*predictor.Sequence{s}, in[:H], h[:H], l[:V]); err != nil {
-		t.Fatal(err)
-	}
-	if err := tk.Decode([]*predictor.Sequence{s}, in[:H], h[:H], l[:V]); err == nil {
-		t.Error("Decode past the sequence's max length: no error")
-	}
-	if err := tk.Decode([]*predictor.Sequence{seqs[0], seqs[0]}, in, h, l); err == nil {
-		t.Error("Decode of one sequence twice in a batch: no error")
-	}
 }

@@ -594,39 +594,42 @@ func TestBackendSnakeThreadsAgree(t *testing.T) {
 // TestBackendCodecOpsAllocateNothing: after the first call of a shape,
 // the codec ops allocate nothing.
 func TestBackendCodecOpsAllocateNothing(t *testing.T) {
-	b := NewBackend(2)
-	defer b.Close()
-	r := rand.New(rand.NewPCG(43, 44))
-	in, out, k, d, m := 64, 48, 7, 3, 20
-	var calls []func() error
-	for _, prec := range []string{"fp32", "int8"} {
-		hc, err := b.NewConv(out, in, k, d, randVec(r, out*in*k, 0.1), nil, prec)
-		if err != nil {
-			t.Fatal(err)
+	eachLevel(t, func(t *testing.T) {
+		b := NewBackend(2)
+		defer b.Close()
+		r := rand.New(rand.NewPCG(43, 44))
+		in, out, k, d, m := 64, 48, 7, 3, 20
+		var calls []func() error
+		for _, prec := range []string{"fp32", "bf16", "int8"} {
+			hc, err := b.NewConv(out, in, k, d, randVec(r, out*in*k, 0.1), nil, prec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ht, err := b.NewConvTranspose(in, out, 6, 3, randVec(r, out*in*6, 0.1), nil, prec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := randVec(r, ((k-1)*d+m)*in, 1)
+			y := make([]float32, m*out)
+			yt := make([]float32, m*3*out)
+			carry := make([]float32, 3*out)
+			calls = append(calls,
+				func() error { return b.Conv(y, x, m, 1, hc) },
+				func() error { return b.ConvTranspose(yt, x[:m*in], m, 1, ht, carry) })
 		}
-		ht, err := b.NewConvTranspose(in, out, 6, 3, randVec(r, out*in*6, 0.1), nil, prec)
-		if err != nil {
-			t.Fatal(err)
+		hs, _ := b.NewSnake(in, randVec(r, in, 0.3), randVec(r, in, 0.3))
+		xs := randVec(r, 400*in, 1)
+		calls = append(calls, func() error { return b.Snake(xs, xs, 400, hs) },
+			func() error { return b.GELU(xs, xs) })
+		for i, f := range calls {
+			if err := f(); err != nil {
+				t.Fatal(err)
+			}
+			if n := testing.AllocsPerRun(5, func() { _ = f() }); n != 0 {
+				t.Errorf("call %d allocates %v times per run", i, n)
+			}
 		}
-		x := randVec(r, ((k-1)*d+m)*in, 1)
-		y := make([]float32, m*out)
-		yt := make([]float32, m*3*out)
-		carry := make([]float32, 3*out)
-		calls = append(calls,
-			func() error { return b.Conv(y, x, m, 1, hc) },
-			func() error { return b.ConvTranspose(yt, x[:m*in], m, 1, ht, carry) })
-	}
-	hs, _ := b.NewSnake(in, randVec(r, in, 0.3), randVec(r, in, 0.3))
-	xs := randVec(r, 400*in, 1)
-	calls = append(calls, func() error { return b.Snake(xs, xs, 400, hs) })
-	for i, f := range calls {
-		if err := f(); err != nil {
-			t.Fatal(err)
-		}
-		if n := testing.AllocsPerRun(5, func() { _ = f() }); n != 0 {
-			t.Errorf("call %d allocates %v times per run", i, n)
-		}
-	}
+	})
 }
 
 // TestBackendGELUThreadsAgree: GELU split over the pool equals the

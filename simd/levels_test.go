@@ -1,57 +1,24 @@
 package simd
 
 import (
-	"os"
 	"strings"
 	"testing"
 )
 
-// This file holds the one policy every kernel test and benchmark follows for
-// levels: each level runs as a subtest named for it; a level this CPU (or
-// this build) lacks, or one above the level OMNI_KERNELS forced, is skipped
-// with a message naming it. Nothing here assumes a particular machine: the
-// same tests pass on an AVX2-only CPU, an AVX-512 VNNI one and under purego.
-// A CI runner that knows its machine can make a missing level fatal instead:
-// OMNI_REQUIRE_KERNELS=avx2,avx512vnni turns the skip of a listed level
-// into a failure.
+// The level policy itself is levelpolicy.go's (LevelSkip, LevelRequired,
+// LevelCap), shared with other packages' tests through simdtest.
 
 // requireEnv names the variable listing the levels that must be tested.
-const requireEnv = "OMNI_REQUIRE_KERNELS"
+const requireEnv = RequireEnv
 
 // required reports whether OMNI_REQUIRE_KERNELS lists level l.
-func required(l Level) bool {
-	for _, s := range strings.Split(os.Getenv(requireEnv), ",") {
-		if strings.EqualFold(strings.TrimSpace(s), l.String()) {
-			return true
-		}
-	}
-	return false
-}
+func required(l Level) bool { return LevelRequired(l) }
 
-// levelCap returns the fastest level this run tests: the one OMNI_KERNELS
-// names (TestMain has already refused a bad value), else the best this CPU has.
-func levelCap() Level {
-	if v := os.Getenv(KernelsEnv); v != "" {
-		if l, err := ParseLevel(v); err == nil {
-			return l
-		}
-	}
-	return Best()
-}
+// levelCap returns the fastest level this run tests.
+func levelCap() Level { return LevelCap() }
 
-// levelSkip returns why level l is not tested in this run, naming the level,
-// or "" when it is tested.
-func levelSkip(l Level) string {
-	switch {
-	case !Supported(l) && !haveAsm:
-		return "level " + l.String() + ": this build has no assembly (purego or not amd64)"
-	case !Supported(l):
-		return "level " + l.String() + ": this CPU lacks it (best is " + Best().String() + ")"
-	case l > levelCap():
-		return "level " + l.String() + ": above " + KernelsEnv + "=" + levelCap().String()
-	}
-	return ""
-}
+// levelSkip returns why level l is not tested in this run, or "".
+func levelSkip(l Level) string { return LevelSkip(l) }
 
 // levelRunner is what eachLevel needs of a *testing.T or *testing.B.
 type levelRunner[T any] interface {
