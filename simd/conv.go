@@ -8,11 +8,11 @@ import "unsafe"
 // dilation 1 reads its im2col rows straight from the time-major input (row
 // t's K = kernel·in inputs are rows t … t+kernel−1, contiguous; ldx = in),
 // a dilated one from one gathered copy per phase (conv_task.go). The
-// kernels: at AVX2 a row list (6 rows per call, each with its own input
-// and output pointer, 12 ymm accumulators), at AVX-512 the 8-row strided
-// F32Matrix kernel (small jobs packed first), at generic a plain loop; in
-// every one each output sums its K products in input order in one
-// accumulator.
+// kernels: at AVX2 and AVX-512 a row list (6 rows per call, each with its
+// own input and output pointer; 12 ymm accumulators, or at AVX-512 24 zmm
+// over 4 panels), at generic a plain loop; in every one each output sums
+// its K products in input order in one accumulator (the grouped strided
+// path, convGemmGroups, remains for an injected kernel in tests).
 
 // ConvGemm computes, single-threaded, for i < m and every output row r of W,
 //
@@ -28,14 +28,8 @@ func ConvGemm(y []float32, ldy int, x []float32, ldx, m int, w *F32Matrix) {
 	if m < 1 || ldx < 0 || ldy < w.rows || len(x) < (m-1)*ldx+w.cols || len(y) < (m-1)*ldy+w.rows {
 		panic("simd: ConvGemm: bad sizes")
 	}
-	t := &convTask{l: active, g: convGroup(active), w: w, jobs: []convJob{{y: y, x: x, ldy: ldy, ldx: ldx, m: m}}}
-	t.rows = t.l == AVX2 && haveAsm
-	if t.g > 1 {
-		t.kern = convKernelAVX512
-		t.jobs[0].pad = make([]float32, convPadLen(active, ldx, w.cols))
-		fillConvPad(active, t.jobs[0].pad, x, ldx, m, w.cols)
-		t.gtiles = make([]float32, convTileLen(t.g, w))
-	}
+	t := &convTask{l: active, g: 1, w: w, jobs: []convJob{{y: y, x: x, ldy: ldy, ldx: ldx, m: m}}}
+	t.rows = t.l != Generic && haveAsm
 	if t.rows {
 		t.listRows()
 	}

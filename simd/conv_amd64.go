@@ -29,3 +29,10 @@ func gemmF32x1RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, 
 //
 //go:noescape
 func gemmBF16x1RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int)
+
+// gemmF32x6RowsAVX512 is gemmF32x6RowsAVX2 at AVX-512 (a panel's 16
+// outputs in one zmm, 4 panels per pass): the same bits, every sum in
+// input order with FMA. k must be ≥ 1.
+//
+//go:noescape
+func gemmF32x6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int)

@@ -19,3 +19,7 @@ func gemmF32x1RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, 
 func gemmBF16x1RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int) {
 	panic("omni: BUG: assembly kernel called in a build without assembly")
 }
+
+func gemmF32x6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int) {
+	panic("omni: BUG: assembly kernel called in a build without assembly")
+}

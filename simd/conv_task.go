@@ -119,7 +119,7 @@ func (t *convTask) runRows(lo, hi int) {
 	k := w.cols
 	pb := PanelRows * k
 	full := w.rows / PanelRows
-	chunk := max(1, convChunkBytes/(4*pb))
+	chunk := rowChunk(t.l, k)
 	for pc := lo; pc < hi; pc += chunk {
 		n := min(chunk, hi-pc)
 		nf := max(0, min(n, full-pc))
@@ -146,6 +146,18 @@ func (t *convTask) runRows(lo, hi int) {
 	}
 }
 
+// rowChunk returns the panels of k inputs the row list runs through every
+// row before moving on: about convChunkBytes of weights (they stay in cache
+// across the rows), and at AVX-512 a multiple of the kernel's 4 panels per
+// pass (one panel per pass would be bound by its loads and its FMA chains).
+func rowChunk(l Level, k int) int {
+	chunk := max(1, convChunkBytes/(4*PanelRows*k))
+	if l == AVX512VNNI {
+		chunk = max(4, chunk/4*4)
+	}
+	return chunk
+}
+
 // rowsKernel runs the g-row (6 or 1) row-list kernel of the task's weights
 // on np panels from weight element off.
 func (t *convTask) rowsKernel(g int, yp, xp *uintptr, off, k, np, yoff int) {
@@ -159,9 +171,12 @@ func (t *convTask) rowsKernel(g int, yp, xp *uintptr, off, k, np, yoff int) {
 		return
 	}
 	_ = t.w.data[off+np*PanelRows*k-1]
-	if g == 6 {
+	switch {
+	case g == 6 && t.l == AVX512VNNI:
+		gemmF32x6RowsAVX512(yp, xp, unsafe.Pointer(&t.w.data[off]), k, np, yoff)
+	case g == 6:
 		gemmF32x6RowsAVX2(yp, xp, unsafe.Pointer(&t.w.data[off]), k, np, yoff)
-	} else {
+	default:
 		gemmF32x1RowsAVX2(yp, xp, unsafe.Pointer(&t.w.data[off]), k, np, yoff)
 	}
 }
@@ -182,22 +197,13 @@ func (b *Backend) convGrouping() (int, convGroupKernel) {
 	if b.groupHook != nil {
 		return b.groupHook.g, b.groupHook.kern
 	}
-	if active == AVX2 && haveAsm {
-		return 1, nil
-	}
-	if g := convGroup(active); g > 1 {
-		return g, convKernelAVX512
-	}
-	return 1, nil
+	return 1, nil // the row list at AVX2 and above, else generic
 }
 
-// rowListed reports whether conv jobs go through the AVX2 row list.
-// bf16 weights use it at every assembly level (AVX-512 machines run AVX2).
+// rowListed reports whether conv jobs go through the row list (AVX2 and
+// AVX-512; bf16 weights run the AVX2 row kernel at both).
 func (b *Backend) rowListed() bool {
-	if b.convBF {
-		return haveAsm && active != Generic
-	}
-	return b.groupHook == nil && active == AVX2 && haveAsm
+	return (b.convBF || b.groupHook == nil) && haveAsm && active != Generic
 }
 
 // convBegin starts setting up a conv call on c's weights.
@@ -247,6 +253,9 @@ func (b *Backend) runConvJobs(c *convWeights, bias []float32) {
 	}
 	if b.pool != nil && w.panels > 1 {
 		chunk := max(1, min(convChunkBytes/(64*w.cols), w.panels/b.pool.Threads()))
+		if t.rows && t.l == AVX512VNNI {
+			chunk = max(4, chunk/4*4)
+		}
 		b.pool.Run(t, w.panels, chunk)
 	} else {
 		t.RunRange(0, w.panels)

@@ -17,7 +17,7 @@ func TestConvGemmLevels(t *testing.T) {
 	type shape struct{ m, out, k, ldx, ldy int }
 	var shapes []shape
 	for _, m := range []int{1, 2, 5, 6, 7, 11, 12, 13, 14, 37} {
-		for _, out := range []int{1, 15, 16, 17, 33} {
+		for _, out := range []int{1, 15, 16, 17, 33, 97} {
 			for _, k := range []int{1, 2, 7, 31, 97, 2051} {
 				ldx := k
 				if k > 2 {
@@ -88,7 +88,7 @@ func TestConvGemmLevels(t *testing.T) {
 // whichever rows run with it (the property exact streaming rests on).
 func TestConvGemmRowsIndependent(t *testing.T) {
 	r := rand.New(rand.NewPCG(53, 54))
-	out, k, ldx, m := 37, 300, 100, 23
+	out, k, ldx, m := 137, 300, 100, 23
 	wm, _ := NewF32Matrix(randVec(r, out*k, 1), out, k)
 	x := randVec(r, (m-1)*ldx+k, 1)
 	eachLevel(t, func(t *testing.T) {
