@@ -237,3 +237,37 @@ func TestConvInt8SNR(t *testing.T) {
 		})
 	}
 }
+
+// TestBackendConvInt8OddChannelsRunFP32: an int8 conv whose input channels
+// are not whole blocks (the tiny reference geometries' 16 and 48) is not
+// refused: it runs in fp32, so it equals the fp32 definition to float32
+// rounding, for kernels of 1 and 7 taps and a transposed conv beside it.
+func TestBackendConvInt8OddChannelsRunFP32(t *testing.T) {
+	cases := []struct{ out, in, k, d, m, batch int }{
+		{16, 16, 7, 1, 9, 1},
+		{48, 48, 7, 3, 13, 2},
+		{24, 48, 3, 9, 11, 1},
+	}
+	eachLevel(t, func(t *testing.T) {
+		b := NewBackend(2)
+		defer b.Close()
+		r := rand.New(rand.NewPCG(33, 34))
+		for _, c := range cases {
+			w := randVec(r, c.out*c.in*c.k, 0.3)
+			h, err := b.NewConv(c.out, c.in, c.k, c.d, w, nil, "int8")
+			if err != nil {
+				t.Fatalf("%+v: %v", c, err)
+			}
+			T := (c.k-1)*c.d + c.m
+			x := randVec(r, c.batch*T*c.in, 1)
+			y := make([]float32, c.batch*c.m*c.out)
+			if err := b.Conv(y, x, c.m, c.batch, h); err != nil {
+				t.Fatal(err)
+			}
+			for s := 0; s < c.batch; s++ {
+				want, mag := refConv(x[s*T*c.in:(s+1)*T*c.in], T, c.in, c.out, c.k, c.d, w, nil)
+				checkClose(t, "Conv", y[s*c.m*c.out:(s+1)*c.m*c.out], want, mag, c.in*c.k)
+			}
+		}
+	})
+}
