@@ -252,11 +252,20 @@ func (b *Backend) runConvJobs(c *convWeights, bias []float32) {
 		t.listRows()
 	}
 	if b.pool != nil && w.panels > 1 {
+		// Chunks of panels claimed dynamically: on a shared machine a
+		// thread that is descheduled holds up the call by one chunk at most
+		// (a static split waited for its whole half). Which thread computes
+		// a panel changes no bits.
 		chunk := max(1, min(convChunkBytes/(64*w.cols), w.panels/b.pool.Threads()))
-		if t.rows && t.l == AVX512VNNI {
-			chunk = max(4, chunk/4*4)
+		if t.rows {
+			chunk = min(rowChunk(t.l, w.cols), max(chunk, w.panels/(4*b.pool.Threads())))
+			if t.l == AVX512VNNI {
+				chunk = max(4, chunk/4*4)
+			}
 		}
-		b.pool.Run(t, w.panels, chunk)
+		b.pool.mu.Lock()
+		b.pool.runDynamic(t, w.panels, chunk)
+		b.pool.mu.Unlock()
 	} else {
 		t.RunRange(0, w.panels)
 	}
