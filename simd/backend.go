@@ -31,10 +31,10 @@ type Backend struct {
 	// codec ops (backend_codec_ops.go)
 	convT    convTask
 	convJobs []convJob
-	convPad  []float32 // the jobs' padded leftover rows
-	convX    []float32 // dilated convs' gathered phases
-	convTmp  []float32 // transposed convs' GEMM output and overlap-add
-	convQ8In *Q8Input  // int8 convs' quantized input rows
+	convPad  []float32  // the jobs' padded leftover rows
+	convX    []float32  // dilated convs' gathered phases
+	convTmp  []float32  // transposed convs' GEMM output and overlap-add
+	convQ8In []*Q8Input // int8 convs' quantized input rows, one per width
 	// grouped (AVX-512) convs: small jobs' rows, packed, and their outputs
 	convSmall  []convSmallRow
 	convSmallX []float32

@@ -11,13 +11,20 @@ package simd
 // stream once per call.
 
 // q8Scratch returns a second activation buffer (the conv's quantized input
-// rows), kept apart from b.inputs.
+// rows), kept apart from b.inputs: one per width, grown to the most rows
+// asked, so convs of different widths in turn allocate nothing once warm.
 func (b *Backend) q8Scratch(cols, m int) *Q8Input {
-	q := b.convQ8In
-	if q == nil || q.Cols() != cols || q.MaxM() < m {
-		q = NewQ8Input(max(m, 64), cols, DefaultBlock)
-		b.convQ8In = q
+	for i, q := range b.convQ8In {
+		if q.Cols() == cols {
+			if q.MaxM() < m {
+				q = NewQ8Input(max(m, 2*q.MaxM()), cols, DefaultBlock)
+				b.convQ8In[i] = q
+			}
+			return q
+		}
 	}
+	q := NewQ8Input(max(m, 64), cols, DefaultBlock)
+	b.convQ8In = append(b.convQ8In, q)
 	return q
 }
 
