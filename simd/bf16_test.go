@@ -2,6 +2,7 @@ package simd
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -55,4 +56,28 @@ func TestF16ToF32(t *testing.T) {
 			t.Fatalf("F16ToF32(%#04x) = %v, want %v", h, dst[i], want)
 		}
 	}
+}
+
+// TestToBF16Levels: rounding activations to bf16 (VCVTNEPS2BF16 where the
+// level computes in bf16) gives, at every level, F32ToBF16's bits with
+// denormals flushed to a zero of their sign.
+func TestToBF16Levels(t *testing.T) {
+	src := []float32{0, -0, 1, -1, 1.00390625, 1.01171875, 3.14159, -2.7e-38, 1e-40, -1e-40, 65504, 3e38, -3.3e38}
+	r := rand.New(rand.NewPCG(61, 62))
+	for len(src) < 1000 {
+		src = append(src, float32(r.NormFloat64()*math.Pow(10, float64(r.IntN(9)-4))))
+	}
+	eachLevel(t, func(t *testing.T) {
+		dst := make([]uint16, len(src))
+		toBF16(Active(), dst, src)
+		for i, v := range src {
+			want := F32ToBF16(v)
+			if b := math.Float32bits(v); b&0x7f800000 == 0 {
+				want = uint16(b>>16) & 0x8000
+			}
+			if dst[i] != want {
+				t.Fatalf("toBF16(%v) = %#04x, want %#04x", v, dst[i], want)
+			}
+		}
+	})
 }

@@ -36,3 +36,20 @@ func gemmBF16x1RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int,
 //
 //go:noescape
 func gemmF32x6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int)
+
+// gemmBF16Dot6RowsAVX512 is the bf16 row-list kernel at AVX-512 BF16: 6
+// rows of bf16 inputs given by pointers against np panels of k input pairs
+// (bf16dot.go's layout), each output accumulated pair after pair by
+// VDPBF16PS (the bits of convGemmBF16DotGeneric).
+//
+//go:noescape
+func gemmBF16Dot6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int)
+
+// cvtBF16AVX512 rounds n/16·16 floats from src to bf16 into dst
+// (VCVTNEPS2BF16: to nearest even, denormals to zero).
+//
+//go:noescape
+func cvtBF16AVX512(dst *uint16, src *float32, n int)
+
+//go:noescape
+func bf16DotPeakAVX512(n int)

@@ -24,6 +24,10 @@ import (
 type bf16Panels struct {
 	dims F32Matrix
 	data []uint16
+	// dot is the VDPBF16PS layout (bf16dot.go), kp pairs of inputs per
+	// output; nil on a CPU without AVX512_BF16.
+	dot []uint16
+	kp  int
 }
 
 // newBF16Panels rounds W' (rows×cols, row-major) to bf16 and packs it.
@@ -44,6 +48,9 @@ func newBF16Panels(w []float32, rows, cols int) (*bf16Panels, error) {
 			pd[k*PanelRows+j] = b
 		}
 	}
+	if bf16Dot(AVX512VNNI) {
+		p.packBF16Dot(w)
+	}
 	return p, nil
 }
 
@@ -63,7 +70,7 @@ func F32ToBF16(v float32) uint16 {
 }
 
 // bytes returns the bytes the packed weights occupy.
-func (p *bf16Panels) bytes() int { return 2 * len(p.data) }
+func (p *bf16Panels) bytes() int { return 2 * (len(p.data) + len(p.dot)) }
 
 // fma32 returns a·b + c rounded once to float32, as VFMADD231PS does. The
 // product of two float32 is exact in float64; the sum is formed in float64

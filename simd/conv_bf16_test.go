@@ -98,9 +98,20 @@ func bf16Weights(w []float32) []float32 {
 	return o
 }
 
+// dotKey names the bf16 arithmetic of the active level: the levels that
+// share one give the same bits.
+func dotKey() string {
+	if bf16Dot(Active()) {
+		return "vdpbf16ps "
+	}
+	return ""
+}
+
 // TestBackendConvBF16 checks bf16 convs and transposed convs against the
-// definitions on the rounded weights, that every level gives the same bits,
-// and that streaming in pieces gives the bits of one call.
+// definitions on the rounded weights (and, where VDPBF16PS computes them,
+// the rounded inputs, and the instruction's definition bit for bit), that
+// every level of one arithmetic gives the same bits, and that streaming in
+// pieces gives the bits of one call.
 func TestBackendConvBF16(t *testing.T) {
 	convs := []struct{ out, in, k, d, m, batch int }{
 		{1, 1, 1, 1, 1, 1},
@@ -149,11 +160,36 @@ func TestBackendConvBF16(t *testing.T) {
 					t.Fatal(err)
 				}
 				wb := bf16Weights(w)
+				xr := x // the VDPBF16PS path rounds the inputs to bf16 too
+				if bf16Dot(Active()) {
+					xr = bf16Weights(x)
+				}
 				for s := 0; s < c.batch; s++ {
-					want, mag := refConv(x[s*T*c.in:(s+1)*T*c.in], T, c.in, c.out, c.k, c.d, wb, bias)
+					want, mag := refConv(xr[s*T*c.in:(s+1)*T*c.in], T, c.in, c.out, c.k, c.d, wb, bias)
 					checkClose(t, "Conv bf16", y[s*c.m*c.out:(s+1)*c.m*c.out], want, mag, c.in*c.k)
 				}
-				same(t, "conv "+string(rune('a'+ci)), y)
+				if bf16Dot(Active()) && c.d == 1 {
+					// The kernel's bits are the instruction's definition's.
+					p := b.objs[h].conv.bf
+					for s := 0; s < c.batch; s++ {
+						seg := x[s*T*c.in : (s+1)*T*c.in]
+						xb := make([]uint16, len(seg)+1)
+						for i, v := range seg {
+							xb[i] = bf16RNE(v)
+						}
+						def := make([]float32, c.m*c.out)
+						convGemmBF16DotGeneric(def, c.out, xb, c.in, c.m, p, 0, p.dims.panels)
+						for i := 0; i < c.m; i++ {
+							Add(def[i*c.out:(i+1)*c.out], bias)
+						}
+						for i, v := range def {
+							if got := y[s*c.m*c.out+i]; math.Float32bits(got) != math.Float32bits(v) {
+								t.Fatalf("conv %+v segment %d: y[%d] = %v, the VDPBF16PS definition gives %v", c, s, i, got, v)
+							}
+						}
+					}
+				}
+				same(t, dotKey()+"conv "+string(rune('a'+ci)), y)
 				// Segment 0 pushed in pieces gives the same bits.
 				for t0 := 0; t0 < c.m; {
 					n := 1 + r.IntN(c.m-t0)
@@ -183,12 +219,16 @@ func TestBackendConvBF16(t *testing.T) {
 					t.Fatal(err)
 				}
 				wb := bf16Weights(w)
+				xr := x
+				if bf16Dot(Active()) {
+					xr = bf16Weights(x)
+				}
 				for s := 0; s < c.batch; s++ {
-					want, mag := refConvT(x[s*c.m*c.in:(s+1)*c.m*c.in], c.m, c.in, c.out, c.k, c.s, wb, nil)
+					want, mag := refConvT(xr[s*c.m*c.in:(s+1)*c.m*c.in], c.m, c.in, c.out, c.k, c.s, wb, nil)
 					full := append(append([]float32(nil), y[s*c.m*c.s*c.out:(s+1)*c.m*c.s*c.out]...), carry[s*tail:(s+1)*tail]...)
 					checkClose(t, "ConvTranspose bf16", full, want, mag, c.in*2+2)
 				}
-				same(t, "tconv "+string(rune('a'+ci)), append(y, carry...))
+				same(t, dotKey()+"tconv "+string(rune('a'+ci)), append(y, carry...))
 			}
 			b.Close()
 		}

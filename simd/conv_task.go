@@ -6,6 +6,7 @@ import "unsafe"
 // into y (stride ldy), with its own pad for the rows left over.
 type convJob struct {
 	y, x, pad []float32
+	xb        []uint16 // x rounded to bf16 (the VDPBF16PS path), or nil
 	ldy, ldx  int
 	m         int
 }
@@ -27,6 +28,10 @@ type convTask struct {
 	wb   []uint16        // bf16 weights (conv_bf16.go), or nil
 	jobs []convJob
 	bias []float32 // nil, or added to every job row's outputs
+	// dot: bf16 weights computed with VDPBF16PS (bf16dot.go); each job's
+	// x is then rounded to bf16 into xb (same offsets), read by the kernel.
+	dot *bf16Panels
+	xb  []uint16
 
 	yp, xp         []uintptr // AVX2: each listed row's output and input
 	rowJob, rowIdx []int32   // AVX2: each listed row's job and row in it
@@ -49,6 +54,8 @@ func (t *convTask) RunRange(lo, hi int) {
 		for i := range t.jobs {
 			j := &t.jobs[i]
 			switch {
+			case t.dot != nil:
+				convGemmBF16DotGeneric(j.y, j.ldy, j.xb, j.ldx, j.m, t.dot, pc, pe)
 			case t.wb != nil:
 				convGemmBF16Generic(j.y, j.ldy, j.x, j.ldx, j.m, t.w, t.wb, pc, pe)
 			case t.g > 1:
@@ -90,7 +97,11 @@ func (t *convTask) listRows() {
 		}
 		for i := 0; i < j.m; i++ {
 			t.yp = append(t.yp, uintptr(unsafe.Pointer(&j.y[i*j.ldy])))
-			t.xp = append(t.xp, uintptr(unsafe.Pointer(&j.x[i*j.ldx])))
+			if t.dot != nil {
+				t.xp = append(t.xp, uintptr(unsafe.Pointer(&j.xb[i*j.ldx])))
+			} else {
+				t.xp = append(t.xp, uintptr(unsafe.Pointer(&j.x[i*j.ldx])))
+			}
 			t.rowJob = append(t.rowJob, int32(ji))
 			t.rowIdx = append(t.rowIdx, int32(i))
 		}
@@ -100,7 +111,11 @@ func (t *convTask) listRows() {
 	// more than the one-row kernel's latency-bound FMA chains. Any other
 	// list is padded to a multiple of 6: among full groups the 6-row
 	// kernel's throughput beats one-row passes (2 chains per row).
-	for last := len(t.yp) - 1; len(t.yp) > 2 && len(t.yp)%6 != 0; {
+	few := 2 // lists this short run the one-row kernel (none for dot)
+	if t.dot != nil {
+		few = 0
+	}
+	for last := len(t.yp) - 1; len(t.yp) > few && len(t.yp)%6 != 0; {
 		t.yp, t.xp = append(t.yp, t.yp[last]), append(t.xp, t.xp[last])
 		t.rowJob, t.rowIdx = append(t.rowJob, t.rowJob[last]), append(t.rowIdx, t.rowIdx[last])
 	}
@@ -118,14 +133,18 @@ func (t *convTask) runRows(lo, hi int) {
 	w := t.w
 	k := w.cols
 	pb := PanelRows * k
+	if t.dot != nil {
+		k = t.dot.kp // the kernel's steps: pairs
+		pb = PanelRows * 2 * k
+	}
 	full := w.rows / PanelRows
-	chunk := rowChunk(t.l, k)
+	chunk := rowChunk(t.l, w.cols)
 	for pc := lo; pc < hi; pc += chunk {
 		n := min(chunk, hi-pc)
 		nf := max(0, min(n, full-pc))
 		for g0 := 0; g0 < len(t.yp); {
 			g := 6
-			if len(t.yp)-g0 < 6 {
+			if len(t.yp)-g0 < 6 && t.dot == nil {
 				g = 1 // the last one or two rows
 			}
 			if nf > 0 {
@@ -161,6 +180,11 @@ func rowChunk(l Level, k int) int {
 // rowsKernel runs the g-row (6 or 1) row-list kernel of the task's weights
 // on np panels from weight element off.
 func (t *convTask) rowsKernel(g int, yp, xp *uintptr, off, k, np, yoff int) {
+	if t.dot != nil {
+		_ = t.dot.dot[off+np*PanelRows*2*k-1]
+		gemmBF16Dot6RowsAVX512(yp, xp, unsafe.Pointer(&t.dot.dot[off]), k, np, yoff)
+		return
+	}
 	if t.wb != nil {
 		_ = t.wb[off+np*PanelRows*k-1]
 		if g == 6 {
@@ -242,6 +266,11 @@ func (b *Backend) runConvJobs(c *convWeights, bias []float32) {
 		b.convJobs = append(b.convJobs, convJob{y: py, x: px, ldy: out, ldx: k, m: Rp})
 	}
 	t.jobs = b.convJobs
+	t.dot = nil
+	if c.bf != nil && c.bf.dot != nil && bf16Dot(active) {
+		t.dot = c.bf
+		b.roundJobsBF16(c.bf)
+	}
 	if t.g > 1 {
 		if n := convTileLen(t.g, w); cap(t.gtiles) < n {
 			t.gtiles = make([]float32, n)
@@ -273,7 +302,34 @@ func (b *Backend) runConvJobs(c *convWeights, bias []float32) {
 		copy(row.y[:out], b.convSmallY[r*out:(r+1)*out])
 	}
 	b.convSmall = b.convSmall[:0]
-	t.w, t.wb, t.jobs, t.bias, t.kern = nil, nil, nil, nil, nil
+	t.w, t.wb, t.jobs, t.bias, t.kern, t.dot = nil, nil, nil, nil, nil, nil
+}
+
+// roundJobsBF16 rounds each job's input rows to bf16 into b.convXB (one
+// region per job, at the job's own offsets, with the pair that pads an odd
+// K reading a zero past the last row), for the VDPBF16PS kernel.
+func (b *Backend) roundJobsBF16(p *bf16Panels) {
+	K := p.dims.cols
+	total := 0
+	for i := range b.convJobs {
+		j := &b.convJobs[i]
+		total += (j.m-1)*j.ldx + 2*p.kp
+	}
+	if cap(b.convXB) < total {
+		b.convXB = make([]uint16, total)
+	}
+	buf := b.convXB[:total]
+	off := 0
+	for i := range b.convJobs {
+		j := &b.convJobs[i]
+		n := (j.m-1)*j.ldx + 2*p.kp
+		xb := buf[off : off+n : off+n]
+		off += n
+		have := min(len(j.x), (j.m-1)*j.ldx+K)
+		toBF16(active, xb[:have], j.x[:have])
+		clear(xb[have:])
+		j.xb = xb
+	}
 }
 
 // convSmallRow is a row of a small job, set aside for packing: its input

@@ -25,7 +25,11 @@ func TestPeaksRun(t *testing.T) {
 			if err != nil || !(q > 0) || how == "" {
 				t.Errorf("Int8Peak = %v, %q, %v", q, how, err)
 			}
-			t.Logf("%s: fp32 %.1f GFLOP/s, int8 (%s) %.1f GMAC/s on 1 thread", l, f, how, q)
+			bf, bhow, err := ConvBF16Peak(1, 10*time.Millisecond)
+			if err != nil || !(bf > 0) || bhow == "" {
+				t.Errorf("ConvBF16Peak = %v, %q, %v", bf, bhow, err)
+			}
+			t.Logf("%s: fp32 %.1f GFLOP/s, int8 (%s) %.1f GMAC/s, bf16 (%s) %.1f GMAC/s on 1 thread", l, f, how, q, bhow, bf)
 		})
 	}
 	defer Use(Generic)()
