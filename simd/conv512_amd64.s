@@ -6,13 +6,17 @@
 // (conv_amd64.s) with a panel's 16 outputs in one zmm. 6 rows given by
 // pointers × 4 panels per pass: 24 accumulators Z0–Z23 (row r, panel j in
 // Z(4r+j)), each summed in input order with FMA (the bits of the AVX2
-// kernel), the 4 panels' weights in Z24–Z27 (panel j at DX + j·R11, R15 =
-// DX + 2·R11), broadcasts in Z28/Z29; then panels left over one at a time
-// (Z0–Z5). AX BX CX SI R8 R9 the input rows, R13 the byte offset into
+// kernel), the 4 panels' weights in Z24–Z27 (panel j at DX + j·R11, R11 =
+// 64·ks bytes, R15 = DX + 2·R11), broadcasts in Z28/Z29; then panels left
+// over one at a time (Z0–Z5). It runs k inputs from input xoff of each row
+// (weights from w, the same input of the first panel): a block of K. With
+// load ≠ 0 the accumulators start from the outputs (the sums of the
+// earlier blocks: a float32 stored and reloaded changes no bits), else
+// from zero. AX BX CX SI R8 R9 the input rows, R13 the byte offset into
 // them, R10 the output pointers, R12 the byte offset of the panel in the
-// output rows, DI inputs left, R14 panels left.
-// func gemmF32x6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int)
-TEXT ·gemmF32x6RowsAVX512(SB), NOSPLIT, $0-48
+// output rows, DI inputs left (a temporary between loops), R14 panels left.
+// func gemmF32x6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int, ks int, xoff int, load int)
+TEXT ·gemmF32x6RowsAVX512(SB), NOSPLIT, $0-72
 	MOVQ x+8(FP), R10
 	MOVQ 0(R10), AX
 	MOVQ 8(R10), BX
@@ -24,11 +28,13 @@ TEXT ·gemmF32x6RowsAVX512(SB), NOSPLIT, $0-48
 	MOVQ w+16(FP), DX
 	MOVQ np+32(FP), R14
 	MOVQ yoff+40(FP), R12
-	MOVQ k+24(FP), R11
+	MOVQ ks+48(FP), R11
 	SHLQ $6, R11
 	CMPQ R14, $4
 	JLT z6one
 z6quad:
+	CMPQ load+64(FP), $0
+	JNE z6load
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -53,7 +59,41 @@ z6quad:
 	VPXORD Z21, Z21, Z21
 	VPXORD Z22, Z22, Z22
 	VPXORD Z23, Z23, Z23
-	XORQ R13, R13
+	JMP z6go
+z6load:
+	MOVQ 0(R10), DI
+	VMOVUPS 0(DI)(R12*1), Z0
+	VMOVUPS 64(DI)(R12*1), Z1
+	VMOVUPS 128(DI)(R12*1), Z2
+	VMOVUPS 192(DI)(R12*1), Z3
+	MOVQ 8(R10), DI
+	VMOVUPS 0(DI)(R12*1), Z4
+	VMOVUPS 64(DI)(R12*1), Z5
+	VMOVUPS 128(DI)(R12*1), Z6
+	VMOVUPS 192(DI)(R12*1), Z7
+	MOVQ 16(R10), DI
+	VMOVUPS 0(DI)(R12*1), Z8
+	VMOVUPS 64(DI)(R12*1), Z9
+	VMOVUPS 128(DI)(R12*1), Z10
+	VMOVUPS 192(DI)(R12*1), Z11
+	MOVQ 24(R10), DI
+	VMOVUPS 0(DI)(R12*1), Z12
+	VMOVUPS 64(DI)(R12*1), Z13
+	VMOVUPS 128(DI)(R12*1), Z14
+	VMOVUPS 192(DI)(R12*1), Z15
+	MOVQ 32(R10), DI
+	VMOVUPS 0(DI)(R12*1), Z16
+	VMOVUPS 64(DI)(R12*1), Z17
+	VMOVUPS 128(DI)(R12*1), Z18
+	VMOVUPS 192(DI)(R12*1), Z19
+	MOVQ 40(R10), DI
+	VMOVUPS 0(DI)(R12*1), Z20
+	VMOVUPS 64(DI)(R12*1), Z21
+	VMOVUPS 128(DI)(R12*1), Z22
+	VMOVUPS 192(DI)(R12*1), Z23
+z6go:
+	MOVQ xoff+56(FP), R13
+	SHLQ $2, R13
 	MOVQ k+24(FP), DI
 	LEAQ (DX)(R11*2), R15
 z6k:
@@ -96,8 +136,10 @@ z6k:
 	ADDQ $4, R13
 	DECQ DI
 	JNZ z6k
-	LEAQ (DX)(R11*2), DX
-	ADDQ R11, DX
+	MOVQ k+24(FP), DI
+	SHLQ $6, DI
+	SUBQ DI, DX
+	LEAQ (DX)(R11*4), DX
 	MOVQ 0(R10), DI
 	VMOVUPS Z0, 0(DI)(R12*1)
 	VMOVUPS Z1, 64(DI)(R12*1)
@@ -136,13 +178,31 @@ z6one:
 	TESTQ R14, R14
 	JZ z6done
 z6panel:
+	CMPQ load+64(FP), $0
+	JNE z6load1
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
 	VPXORD Z3, Z3, Z3
 	VPXORD Z4, Z4, Z4
 	VPXORD Z5, Z5, Z5
-	XORQ R13, R13
+	JMP z6go1
+z6load1:
+	MOVQ 0(R10), DI
+	VMOVUPS (DI)(R12*1), Z0
+	MOVQ 8(R10), DI
+	VMOVUPS (DI)(R12*1), Z1
+	MOVQ 16(R10), DI
+	VMOVUPS (DI)(R12*1), Z2
+	MOVQ 24(R10), DI
+	VMOVUPS (DI)(R12*1), Z3
+	MOVQ 32(R10), DI
+	VMOVUPS (DI)(R12*1), Z4
+	MOVQ 40(R10), DI
+	VMOVUPS (DI)(R12*1), Z5
+z6go1:
+	MOVQ xoff+56(FP), R13
+	SHLQ $2, R13
 	MOVQ k+24(FP), DI
 z6k1:
 	VMOVUPS (DX), Z24
@@ -162,6 +222,10 @@ z6k1:
 	ADDQ $4, R13
 	DECQ DI
 	JNZ z6k1
+	MOVQ k+24(FP), DI
+	SHLQ $6, DI
+	SUBQ DI, DX
+	ADDQ R11, DX
 	MOVQ 0(R10), DI
 	VMOVUPS Z0, (DI)(R12*1)
 	MOVQ 8(R10), DI

@@ -31,11 +31,14 @@ func gemmF32x1RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, 
 func gemmBF16x1RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int)
 
 // gemmF32x6RowsAVX512 is gemmF32x6RowsAVX2 at AVX-512 (a panel's 16
-// outputs in one zmm, 4 panels per pass): the same bits, every sum in
-// input order with FMA. k must be ≥ 1.
+// outputs in one zmm, 4 panels per pass) over a block of K: inputs [xoff,
+// xoff+k) of each row against panels of ks inputs (w points at input xoff
+// of the first), starting from the outputs when load ≠ 0, else from zero.
+// The same bits as the AVX2 kernel, every sum in input order with FMA,
+// whatever the blocks. k must be ≥ 1.
 //
 //go:noescape
-func gemmF32x6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int)
+func gemmF32x6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int, ks int, xoff int, load int)
 
 // gemmBF16Dot6RowsAVX512 is the bf16 row-list kernel at AVX-512 BF16: 6
 // rows of bf16 inputs given by pointers against np panels of k input pairs

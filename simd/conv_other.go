@@ -20,7 +20,7 @@ func gemmBF16x1RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int,
 	panic("omni: BUG: assembly kernel called in a build without assembly")
 }
 
-func gemmF32x6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int) {
+func gemmF32x6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int, ks int, xoff int, load int) {
 	panic("omni: BUG: assembly kernel called in a build without assembly")
 }
 

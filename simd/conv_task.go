@@ -139,31 +139,51 @@ func (t *convTask) runRows(lo, hi int) {
 	}
 	full := w.rows / PanelRows
 	chunk := rowChunk(t.l, w.cols)
+	// The fp32 AVX-512 kernel takes K in blocks (kblk inputs of 4 panels
+	// stay in L2 across the row groups); the others take K whole.
+	kblk := k
+	if t.l == AVX512VNNI && t.dot == nil && t.wb == nil && len(t.yp) > 2 && k > convKBlock {
+		kblk, chunk = convKBlock, 4
+	}
 	for pc := lo; pc < hi; pc += chunk {
 		n := min(chunk, hi-pc)
 		nf := max(0, min(n, full-pc))
-		for g0 := 0; g0 < len(t.yp); {
-			g := 6
-			if len(t.yp)-g0 < 6 && t.dot == nil {
-				g = 1 // the last one or two rows
+		for kb := 0; kb < k && nf > 0; kb += kblk {
+			for g0 := 0; g0 < len(t.yp); {
+				g := 6
+				if len(t.yp)-g0 < 6 && t.dot == nil {
+					g = 1 // the last one or two rows
+				}
+				t.rowsKernel(g, &t.yp[g0], &t.xp[g0], pc*pb, k, nf, 4*pc*PanelRows, kb, min(kblk, k-kb))
+				g0 += g
 			}
-			if nf > 0 {
-				t.rowsKernel(g, &t.yp[g0], &t.xp[g0], pc*pb, k, nf, 4*pc*PanelRows)
-			}
-			for p := pc + nf; p < pc+n; p++ {
-				t.rowsKernel(g, &t.tp[0], &t.xp[g0], p*pb, k, 1, 0)
+		}
+		for p := pc + nf; p < pc+n; p++ {
+			for g0 := 0; g0 < len(t.yp); {
+				g := 6
+				if len(t.yp)-g0 < 6 && t.dot == nil {
+					g = 1
+				}
+				for kb := 0; kb < k; kb += kblk {
+					t.rowsKernel(g, &t.tp[0], &t.xp[g0], p*pb, k, 1, 0, kb, min(kblk, k-kb))
+				}
 				nr := w.rows - p*PanelRows
 				for r := 0; r < g; r++ {
 					j := &t.jobs[t.rowJob[g0+r]]
 					i := int(t.rowIdx[g0+r])
 					copy(j.y[i*j.ldy+p*PanelRows:][:nr], t.tile[r*PanelRows:][:nr])
 				}
+				g0 += g
 			}
-			g0 += g
 		}
 		t.addBias(pc, pc+n)
 	}
 }
+
+// convKBlock is the inputs per block of K the fp32 AVX-512 row kernel
+// runs at once: 4 panels × 1024 inputs × 64 bytes = 256 KB of weights,
+// read from L2 by every row group.
+const convKBlock = 1024
 
 // rowChunk returns the panels of k inputs the row list runs through every
 // row before moving on: about convChunkBytes of weights (they stay in cache
@@ -179,7 +199,11 @@ func rowChunk(l Level, k int) int {
 
 // rowsKernel runs the g-row (6 or 1) row-list kernel of the task's weights
 // on np panels from weight element off.
-func (t *convTask) rowsKernel(g int, yp, xp *uintptr, off, k, np, yoff int) {
+//
+// The fp32 AVX-512 kernel runs inputs [kb, kb+kn) of the k (accumulating
+// onto the outputs of the earlier blocks); every other kernel is called
+// with kb = 0, kn = k.
+func (t *convTask) rowsKernel(g int, yp, xp *uintptr, off, k, np, yoff, kb, kn int) {
 	if t.dot != nil {
 		_ = t.dot.dot[off+np*PanelRows*2*k-1]
 		gemmBF16Dot6RowsAVX512(yp, xp, unsafe.Pointer(&t.dot.dot[off]), k, np, yoff)
@@ -197,7 +221,11 @@ func (t *convTask) rowsKernel(g int, yp, xp *uintptr, off, k, np, yoff int) {
 	_ = t.w.data[off+np*PanelRows*k-1]
 	switch {
 	case g == 6 && t.l == AVX512VNNI:
-		gemmF32x6RowsAVX512(yp, xp, unsafe.Pointer(&t.w.data[off]), k, np, yoff)
+		load := 0
+		if kb > 0 {
+			load = 1
+		}
+		gemmF32x6RowsAVX512(yp, xp, unsafe.Pointer(&t.w.data[off+kb*PanelRows]), kn, np, yoff, k, kb, load)
 	case g == 6:
 		gemmF32x6RowsAVX2(yp, xp, unsafe.Pointer(&t.w.data[off]), k, np, yoff)
 	default:
