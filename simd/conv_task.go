@@ -354,9 +354,51 @@ func (b *Backend) roundJobsBF16(p *bf16Panels) {
 		xb := buf[off : off+n : off+n]
 		off += n
 		have := min(len(j.x), (j.m-1)*j.ldx+K)
-		toBF16(active, xb[:have], j.x[:have])
 		clear(xb[have:])
 		j.xb = xb
+	}
+	// The rounding, split over the pool by blocks of 4096 values of each job.
+	rt := &b.roundT
+	rt.jobs, rt.l, rt.K = b.convJobs, active, K
+	n := 0
+	for i := range b.convJobs {
+		j := &b.convJobs[i]
+		n += (min(len(j.x), (j.m-1)*j.ldx+K) + roundBlock - 1) / roundBlock
+	}
+	if b.pool != nil && n > 1 {
+		b.pool.Run(rt, n, 1)
+	} else {
+		rt.RunRange(0, n)
+	}
+	rt.jobs = nil
+}
+
+// roundBlock is the values of one unit of the bf16 rounding task.
+const roundBlock = 4096
+
+// roundTask rounds the jobs' inputs to bf16 (roundJobsBF16): units of
+// roundBlock values, job after job.
+type roundTask struct {
+	jobs []convJob
+	l    Level
+	K    int
+}
+
+// RunRange implements Task over units [lo, hi).
+func (t *roundTask) RunRange(lo, hi int) {
+	u := 0
+	for i := range t.jobs {
+		j := &t.jobs[i]
+		have := min(len(j.x), (j.m-1)*j.ldx+t.K)
+		nu := (have + roundBlock - 1) / roundBlock
+		for v := max(lo-u, 0); v < min(hi-u, nu); v++ {
+			a, e := v*roundBlock, min((v+1)*roundBlock, have)
+			toBF16(t.l, j.xb[a:e], j.x[a:e])
+		}
+		u += nu
+		if u >= hi {
+			return
+		}
 	}
 }
 
