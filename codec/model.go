@@ -135,7 +135,11 @@ func build(cfg Config, get weightSet, b Backend, precision string) (_ *Model, er
 	if b == nil {
 		return nil, errorf(ErrArgs, "nil backend")
 	}
-	m := &Model{cfg: cfg, b: b, precision: precision, spf: cfg.SamplesPerFrame()}
+	spec, err := parsePrecision(precision)
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{cfg: cfg, b: b, precision: spec.String(), spf: cfg.SamplesPerFrame()}
 	defer func() {
 		if err != nil {
 			m.Close()
@@ -169,12 +173,12 @@ func build(cfg Config, get weightSet, b Backend, precision string) (_ *Model, er
 		return h
 	}
 	// A linear layer is a Conv of kernel 1 except in int8 (see lin).
-	matrix := func(rows, cols int, data, bias []float32, what string, perFrame int) lin {
+	matrix := func(rows, cols int, data, bias []float32, what, fam string, perFrame int) lin {
 		if err != nil {
 			return lin{h: -1}
 		}
 		l := lin{h: -1}
-		if p := layerPrecision(precision, perFrame); p == "int8" {
+		if p := spec.layer(fam, perFrame); p == "int8" {
 			l.h, err = keep(b.NewMatrix(rows, cols, data, bias, p))
 		} else {
 			l.conv = true
@@ -185,25 +189,25 @@ func build(cfg Config, get weightSet, b Backend, precision string) (_ *Model, er
 		}
 		return l
 	}
-	conv := func(prefix string, out, in, k, dil, perFrame int) int32 {
+	conv := func(prefix, fam string, out, in, k, dil, perFrame int) int32 {
 		wt, bias := w(prefix+".weight"), w(prefix+".bias")
 		if err != nil {
 			return -1
 		}
 		var h int32
-		h, err = keep(b.NewConv(out, in, k, dil, wt, bias, layerPrecision(precision, perFrame)))
+		h, err = keep(b.NewConv(out, in, k, dil, wt, bias, spec.layer(fam, perFrame)))
 		if err != nil {
 			err = fmt.Errorf("codec: upload %s: %w", prefix, err)
 		}
 		return h
 	}
-	tconv := func(prefix string, in, out, k, s, perFrame int) int32 {
+	tconv := func(prefix, fam string, in, out, k, s, perFrame int) int32 {
 		wt, bias := w(prefix+".weight"), w(prefix+".bias")
 		if err != nil {
 			return -1
 		}
 		var h int32
-		h, err = keep(b.NewConvTranspose(in, out, k, s, wt, bias, layerPrecision(precision, perFrame)))
+		h, err = keep(b.NewConvTranspose(in, out, k, s, wt, bias, spec.layer(fam, perFrame)))
 		if err != nil {
 			err = fmt.Errorf("codec: upload %s: %w", prefix, err)
 		}
@@ -251,12 +255,12 @@ func build(cfg Config, get weightSet, b Backend, precision string) (_ *Model, er
 	if err == nil {
 		m.rvqRest, err = keep(b.NewTable((Codebooks-1)*cb, q, rest))
 	}
-	m.projFirst = matrix(cfg.CodebookDim, q, w("decoder.quantizer.rvq_first.output_proj.weight"), nil, "rvq_first.output_proj", 1)
-	m.projRest = matrix(cfg.CodebookDim, q, w("decoder.quantizer.rvq_rest.output_proj.weight"), nil, "rvq_rest.output_proj", 1)
-	m.preConv = conv("decoder.pre_conv.conv", cfg.LatentDim, cfg.CodebookDim, 3, 1, 1)
+	m.projFirst = matrix(cfg.CodebookDim, q, w("decoder.quantizer.rvq_first.output_proj.weight"), nil, "rvq_first.output_proj", FamTransformer, 1)
+	m.projRest = matrix(cfg.CodebookDim, q, w("decoder.quantizer.rvq_rest.output_proj.weight"), nil, "rvq_rest.output_proj", FamTransformer, 1)
+	m.preConv = conv("decoder.pre_conv.conv", FamTransformer, cfg.LatentDim, cfg.CodebookDim, 3, 1, 1)
 
 	const pt = "decoder.pre_transformer."
-	m.inProj = matrix(cfg.Hidden, cfg.LatentDim, w(pt+"input_proj.weight"), w(pt+"input_proj.bias"), "pre_transformer.input_proj", 1)
+	m.inProj = matrix(cfg.Hidden, cfg.LatentDim, w(pt+"input_proj.weight"), w(pt+"input_proj.bias"), "pre_transformer.input_proj", FamTransformer, 1)
 	a := cfg.Heads * cfg.HeadDim
 	for i := 0; i < cfg.Layers && err == nil; i++ {
 		p := fmt.Sprintf(pt+"layers.%d.", i)
@@ -264,18 +268,18 @@ func build(cfg Config, get weightSet, b Backend, precision string) (_ *Model, er
 		l.attnNorm = vec(p + "input_layernorm.weight")
 		qkv := append(append(append(make([]float32, 0, 3*a*cfg.Hidden), w(p+"self_attn.q_proj.weight")...),
 			w(p+"self_attn.k_proj.weight")...), w(p+"self_attn.v_proj.weight")...)
-		l.qkv = matrix(3*a, cfg.Hidden, qkv, nil, p+"self_attn.{q,k,v}_proj", 1)
-		l.o = matrix(cfg.Hidden, a, w(p+"self_attn.o_proj.weight"), nil, p+"self_attn.o_proj", 1)
+		l.qkv = matrix(3*a, cfg.Hidden, qkv, nil, p+"self_attn.{q,k,v}_proj", FamTransformer, 1)
+		l.o = matrix(cfg.Hidden, a, w(p+"self_attn.o_proj.weight"), nil, p+"self_attn.o_proj", FamTransformer, 1)
 		l.attnScale = vec(p + "self_attn_layer_scale.scale")
 		l.mlpNorm = vec(p + "post_attention_layernorm.weight")
 		gu := append(append(make([]float32, 0, 2*cfg.Intermediate*cfg.Hidden), w(p+"mlp.gate_proj.weight")...), w(p+"mlp.up_proj.weight")...)
-		l.gateUp = matrix(2*cfg.Intermediate, cfg.Hidden, gu, nil, p+"mlp.{gate,up}_proj", 1)
-		l.down = matrix(cfg.Hidden, cfg.Intermediate, w(p+"mlp.down_proj.weight"), nil, p+"mlp.down_proj", 1)
+		l.gateUp = matrix(2*cfg.Intermediate, cfg.Hidden, gu, nil, p+"mlp.{gate,up}_proj", FamTransformer, 1)
+		l.down = matrix(cfg.Hidden, cfg.Intermediate, w(p+"mlp.down_proj.weight"), nil, p+"mlp.down_proj", FamTransformer, 1)
 		l.mlpScale = vec(p + "mlp_layer_scale.scale")
 		m.layers = append(m.layers, l)
 	}
 	m.norm = vec(pt + "norm.weight")
-	m.outProj = matrix(cfg.LatentDim, cfg.Hidden, w(pt+"output_proj.weight"), w(pt+"output_proj.bias"), "pre_transformer.output_proj", 1)
+	m.outProj = matrix(cfg.LatentDim, cfg.Hidden, w(pt+"output_proj.weight"), w(pt+"output_proj.bias"), "pre_transformer.output_proj", FamTransformer, 1)
 
 	L := cfg.LatentDim
 	rows := 1 // rows per stream and frame at this point of the graph
@@ -285,7 +289,7 @@ func build(cfg Config, get weightSet, b Backend, precision string) (_ *Model, er
 		}
 		p := fmt.Sprintf("decoder.upsample.%d.", j)
 		var u upW
-		u.tconv = tconv(p+"0.conv", L, L, r, r, rows)
+		u.tconv = tconv(p+"0.conv", FamUpsample, L, L, r, r, rows)
 		rows *= r
 		dw, dwb := w(p+"1.dwconv.conv.weight"), w(p+"1.dwconv.conv.bias")
 		if err == nil {
@@ -293,12 +297,12 @@ func build(cfg Config, get weightSet, b Backend, precision string) (_ *Model, er
 		}
 		u.lnW = vec(p + "1.norm.weight")
 		u.lnB = vec(p + "1.norm.bias")
-		u.pw1 = matrix(4*L, L, w(p+"1.pwconv1.weight"), w(p+"1.pwconv1.bias"), p+"1.pwconv1", rows)
-		u.pw2 = matrix(L, 4*L, w(p+"1.pwconv2.weight"), w(p+"1.pwconv2.bias"), p+"1.pwconv2", rows)
+		u.pw1 = matrix(4*L, L, w(p+"1.pwconv1.weight"), w(p+"1.pwconv1.bias"), p+"1.pwconv1", FamUpsample, rows)
+		u.pw2 = matrix(L, 4*L, w(p+"1.pwconv2.weight"), w(p+"1.pwconv2.bias"), p+"1.pwconv2", FamUpsample, rows)
 		u.gamma = vec(p + "1.gamma")
 		m.ups = append(m.ups, u)
 	}
-	m.conv0 = conv("decoder.decoder.0.conv", cfg.DecoderDim, L, 7, 1, rows)
+	m.conv0 = conv("decoder.decoder.0.conv", FamVocoderIn, cfg.DecoderDim, L, 7, 1, rows)
 	for i, s := range cfg.UpsampleRates {
 		if err != nil {
 			break
@@ -307,22 +311,22 @@ func build(cfg Config, get weightSet, b Backend, precision string) (_ *Model, er
 		p := fmt.Sprintf("decoder.decoder.%d.block.", 1+i)
 		var bw blockW
 		bw.snake = snake(p+"0", in)
-		bw.tconv = tconv(p+"1.conv", in, out, 2*s, s, rows)
+		bw.tconv = tconv(p+"1.conv", FamTConv, in, out, 2*s, s, rows)
 		rows *= s
 		for u := 0; u < 3; u++ {
 			r := fmt.Sprintf("%s%d.", p, 2+u)
 			bw.res[u] = resW{
 				snake1: snake(r+"act1", out),
-				conv1:  conv(r+"conv1.conv", out, out, 7, dilation(u), rows),
+				conv1:  conv(r+"conv1.conv", FamRes, out, out, 7, dilation(u), rows),
 				snake2: snake(r+"act2", out),
-				conv2:  conv(r+"conv2.conv", out, out, 1, 1, rows),
+				conv2:  conv(r+"conv2.conv", FamRes, out, out, 1, 1, rows),
 			}
 		}
 		m.blocks = append(m.blocks, bw)
 	}
 	n := len(cfg.UpsampleRates)
 	m.snakeOut = snake(fmt.Sprintf("decoder.decoder.%d", 1+n), cfg.outDim())
-	m.convOut = conv(fmt.Sprintf("decoder.decoder.%d.conv", 2+n), 1, cfg.outDim(), 7, 1, rows)
+	m.convOut = conv(fmt.Sprintf("decoder.decoder.%d.conv", 2+n), FamOut, 1, cfg.outDim(), 7, 1, rows)
 	if err != nil {
 		return nil, err
 	}
@@ -330,31 +334,18 @@ func build(cfg Config, get weightSet, b Backend, precision string) (_ *Model, er
 }
 
 // Precisions returns the precision names the codec takes: "fp32" (the
-// reference), "bf16" (every matrix and convolution stored in bfloat16 and
-// computed in fp32: half the weight bytes), "int8" (every matrix and
+// reference), "bf16" (every matrix and convolution stored in bfloat16:
+// half the weight bytes; the native backend computes in bf16 where the CPU
+// has AVX512_BF16, else in fp32), "int8" (every matrix and
 // convolution in the backend's int8) and "mixed" (see MixedRows). The
-// backend must offer fp32, bf16 (convolutions) and int8.
+// backend must offer fp32, bf16 (convolutions) and int8. ParsePrecision
+// also takes per-family specs ("bf16+transformer=fp32").
 func Precisions() []string { return []string{"fp32", "bf16", "int8", "mixed"} }
 
 // MixedRows is the largest rows per stream and frame at which precision
 // "mixed" puts a layer in int8; layers with more rows stay fp32.
 const MixedRows = 32
 
-// layerPrecision returns the backend precision of a layer that runs
-// perFrame rows per stream and frame: "mixed" is int8 for the layers of at
-// most MixedRows rows (the transformer, the upsample stages, the first conv
-// and the first block's transposed conv: weight-bandwidth-bound at one
-// frame) and fp32 for the vocoder's convolutions (compute-bound); any other
-// precision applies to every layer.
-func layerPrecision(precision string, perFrame int) string {
-	if precision != "mixed" {
-		return precision
-	}
-	if perFrame <= MixedRows {
-		return "int8"
-	}
-	return "fp32"
-}
 
 // dilation returns the dilation of residual unit u (1, 3, 9).
 func dilation(u int) int { return int(math.Pow(3, float64(u))) }
