@@ -346,7 +346,6 @@ func Precisions() []string { return []string{"fp32", "bf16", "int8", "mixed"} }
 // "mixed" puts a layer in int8; layers with more rows stay fp32.
 const MixedRows = 32
 
-
 // dilation returns the dilation of residual unit u (1, 3, 9).
 func dilation(u int) int { return int(math.Pow(3, float64(u))) }
 
