@@ -102,3 +102,16 @@ func convGemmBF16DotGeneric(y []float32, ldy int, xb []uint16, ldx, m int, p *bf
 		}
 	}
 }
+
+// DefaultCodecPrecision returns the codec precision omni uses when none is
+// asked for, chosen by measurement (RATIONALE.md, "Which codec precision
+// is the default?"): "bf16" at the active level when it computes in bf16
+// (VDPBF16PS: twice the fp32 FMA's rate, 35 dB against fp32 on the real
+// geometry), else "fp32" (bf16 weights widened to fp32 are no faster where
+// the codec is compute-bound).
+func DefaultCodecPrecision() string {
+	if bf16Dot(active) {
+		return "bf16"
+	}
+	return "fp32"
+}

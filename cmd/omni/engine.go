@@ -26,7 +26,7 @@ type engineFlags struct {
 	StatsDir      string `name:"stats-dir" help:"Keep the step-stats dump here (default: a temporary directory, or $OMNI_STEP_STATS_DIR)." env:"OMNI_STEP_STATS_DIR"`
 	ChunkAdaptive *bool  `name:"chunk-adaptive" negatable:"" help:"Adaptive chunk sizing (default: the deploy profile's; auto says yes, edge no)."`
 	Codec         string `help:"Codec for the audio: a codec or checkpoint directory, or synth:SIZE[@SEED] (default: the model's own)."`
-	CodecPrec     string `name:"codec-precision" default:"fp32" enum:"fp32,bf16,int8,mixed" help:"Codec precision: ${enum} (${default})."`
+	CodecPrec     string `name:"codec-precision" default:"auto" enum:"auto,fp32,bf16,int8,mixed" help:"Codec precision: ${enum}; auto is bf16 where the kernels compute in bf16 (AVX-512 BF16), else fp32 (${default})."`
 	CodecThreads  int    `name:"codec-threads" help:"Threads of the codec stage's kernel pool (default: the deploy profile's codec_threads)."`
 
 	// audio is set by the command: decode the codes into PCM in the engine.
@@ -57,6 +57,7 @@ func (f *engineFlags) openEngine(ctx context.Context, g *Globals, maxBatch int, 
 	if err := f.check(); err != nil {
 		return nil, err
 	}
+	f.CodecPrec = resolveCodecPrecision(f.CodecPrec)
 	prec, err := predictor.ParsePrecision(f.Precision)
 	if err != nil {
 		return nil, err
