@@ -2,13 +2,9 @@ package host
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/omni-tts/omni/codec"
-	"github.com/omni-tts/omni/hub"
+	"github.com/omni-tts/omni/predictor"
 	"github.com/omni-tts/omni/simd"
 )
 
@@ -30,55 +26,57 @@ type CodecSettings struct {
 	Threads int
 }
 
-// codecSpec returns the codec spec of o ("" for none).
-func (o *Options) codecSpec() string {
-	if o.Codec.Off {
-		return ""
+// codecLoader returns the function that opens o's codec on a backend: the
+// Codec.Spec override, else the model's own codec; nil when o has none
+// (Codec.Off, or a Source alone with neither Model nor Codec.Spec).
+func (o *Options) codecLoader() func(codec.Backend) (*codec.Model, error) {
+	switch {
+	case o.Codec.Off:
+		return nil
+	case o.Codec.Spec != "":
+		return func(b codec.Backend) (*codec.Model, error) { return OpenCodec(o.Codec.Spec, b, o.Codec.Precision) }
+	case o.Files != nil:
+		f := *o.Files
+		return func(b codec.Backend) (*codec.Model, error) { return f.openCodec(b, o.Codec.Precision) }
 	}
-	if o.Codec.Spec != "" {
-		return o.Codec.Spec
-	}
-	return o.Model
+	return nil
 }
 
 // OpenCodec opens the codec of spec on b: a codec directory, a checkpoint
 // directory (its speech_tokenizer/), a pulled hub id ORG/NAME[@REV], or
 // synth:SIZE[+outliers][@SEED] (the synthetic codec of that model, seed 1
-// unless given). precision "" means fp32.
+// unless given; SIZE may also be "real", the real codec's geometry).
+// precision "" means fp32.
 func OpenCodec(spec string, b codec.Backend, precision string) (*codec.Model, error) {
+	s, ok, err := predictor.SplitSynth(spec)
+	if err != nil {
+		return nil, fmt.Errorf("host: codec: %w", err)
+	}
+	if ok {
+		return ModelFiles{Synth: &s}.openCodec(b, precision)
+	}
+	f, err := ResolveModel(spec)
+	if err != nil {
+		return nil, fmt.Errorf("host: codec of %s: %w", spec, err)
+	}
+	return f.openCodec(b, precision)
+}
+
+// openCodec opens f's codec on b: the synthetic codec of a synthetic model
+// (SynthCodecConfig), else the one in f.Codec.
+func (f ModelFiles) openCodec(b codec.Backend, precision string) (*codec.Model, error) {
 	if precision == "" {
 		precision = "fp32"
 	}
-	rest, ok := strings.CutPrefix(spec, "synth:")
-	if !ok {
-		dir, _, err := hub.Resolve(spec)
-		if err != nil {
-			return nil, fmt.Errorf("host: codec of %s: %w", spec, err)
-		}
-		if st := filepath.Join(dir, "speech_tokenizer"); isDir(st) {
-			dir = st
-		}
-		m, err := codec.Load(dir, b, precision)
-		if err != nil {
-			return nil, fmt.Errorf("host: codec of %s: %w", spec, err)
-		}
-		return m, nil
+	var m *codec.Model
+	var err error
+	if f.Synth != nil {
+		m, err = codec.NewSynthetic(SynthCodecConfig(f.Synth.Size), f.Synth.Seed, b, precision)
+	} else {
+		m, err = codec.Load(f.Codec, b, precision)
 	}
-	seed := uint64(1)
-	if i := strings.LastIndexByte(rest, '@'); i >= 0 {
-		s, err := strconv.ParseUint(rest[i+1:], 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("host: codec spec %q: seed %q is not an unsigned integer", spec, rest[i+1:])
-		}
-		seed, rest = s, rest[:i]
-	}
-	size, _, _ := strings.Cut(rest, "+")
-	if size == "" {
-		return nil, fmt.Errorf("host: codec spec %q names no size", spec)
-	}
-	m, err := codec.NewSynthetic(SynthCodecConfig(size), seed, b, precision)
 	if err != nil {
-		return nil, fmt.Errorf("host: codec of %s: %w", spec, err)
+		return nil, fmt.Errorf("host: codec of %s: %w", f.Spec, err)
 	}
 	return m, nil
 }
@@ -101,17 +99,11 @@ func SynthCodecConfig(size string) codec.Config {
 	return c
 }
 
-// isDir reports whether path is a directory.
-func isDir(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.IsDir()
-}
-
 // openCodecStage opens the codec of o on its own kernel pool; nil, nil
 // when o has no codec.
 func openCodecStage(o *Options) (*codec.Model, *simd.Backend, error) {
-	spec := o.codecSpec()
-	if spec == "" {
+	load := o.codecLoader()
+	if load == nil {
 		return nil, nil, nil
 	}
 	threads := o.Codec.Threads
@@ -119,7 +111,7 @@ func openCodecStage(o *Options) (*codec.Model, *simd.Backend, error) {
 		threads = o.Threads
 	}
 	cb := simd.NewBackend(threads)
-	m, err := OpenCodec(spec, cb, o.Codec.Precision)
+	m, err := load(cb)
 	if err == nil {
 		err = warmCodec(m)
 	}

@@ -42,9 +42,16 @@ func CompareE2E(ctx context.Context, o Options, streams, frames, textLen, warmup
 	if err != nil {
 		return nil, err
 	}
+	if o.Files == nil && o.Model != "" {
+		f, err := ResolveModel(o.Model)
+		if err != nil {
+			return nil, err
+		}
+		o.Files = &f
+	}
 	src := o.Source
 	if src == nil {
-		if src, err = OpenModel(o.Model); err != nil {
+		if src, err = o.Files.OpenSource(); err != nil {
 			return nil, err
 		}
 		defer src.Close()

@@ -36,10 +36,16 @@ func (m Mode) String() string {
 // Options configure Open. Model (or Source) is required; every other zero
 // field takes the default its comment names.
 type Options struct {
-	// Model is a model spec for predictor.OpenModel: a Hugging Face
-	// checkpoint directory or "synth:SIZE[+outliers][@SEED]".
+	// Model is a model spec (ParseModelSpec): a Hugging Face checkpoint
+	// directory, a pulled ORG/NAME[@REV] or "synth:SIZE[+outliers][@SEED]".
+	// Open resolves it once into the weights, codec and tokenizer.
 	Model string
-	// Source, when set, is used instead of Model (and not closed by Close).
+	// Files, when set, is Model already resolved (ResolveModel): Open uses
+	// it instead of resolving Model again.
+	Files *ModelFiles
+	// Source, when set, is used instead of opening the weights (and not
+	// closed by Close). With neither Model nor Files the engine has the
+	// built-in tokenizer and no codec unless Codec.Spec names one.
 	Source predictor.Source
 	// Precision of the matrices (default predictor.Int8).
 	Precision predictor.Precision
@@ -86,6 +92,7 @@ type Options struct {
 	GuestModule []byte
 
 	codecLoad *abi.CodecLoad // WASI: the codec load each instance replays
+	text      *texter        // the model's tokenizer, loaded by Open
 }
 
 // Engine is an omni engine in either mode behind one interface: Submit a
@@ -122,7 +129,7 @@ type Engine interface {
 
 // withDefaults fills the zero fields.
 func (o Options) withDefaults() (Options, error) {
-	if o.Model == "" && o.Source == nil {
+	if o.Model == "" && o.Files == nil && o.Source == nil {
 		return o, fmt.Errorf("host: options name no model")
 	}
 	if o.MaxBatch == 0 {
@@ -154,9 +161,16 @@ func Open(ctx context.Context, opts Options) (Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.Files == nil && opts.Model != "" {
+		f, err := ResolveModel(opts.Model)
+		if err != nil {
+			return nil, err
+		}
+		opts.Files = &f
+	}
 	src, own := opts.Source, false
 	if src == nil {
-		if src, err = OpenModel(opts.Model); err != nil {
+		if src, err = opts.Files.OpenSource(); err != nil {
 			return nil, err
 		}
 		own = true
@@ -165,6 +179,10 @@ func Open(ctx context.Context, opts Options) (Engine, error) {
 		if own {
 			src.Close()
 		}
+	}
+	if opts.text, err = newTexter(opts.Files, src.Config()); err != nil {
+		closeSrc()
+		return nil, err
 	}
 	nb := simd.NewBackend(opts.Threads)
 	var e Engine

@@ -44,7 +44,7 @@ func openNative(o Options, src predictor.Source, nb *simd.Backend) (*nativeEngin
 		}
 		return nil, err
 	}
-	return &nativeEngine{texter: newTexter(o.Model, src.Config()), e: e, w: w, nb: nb, cm: cm, cb: cb}, nil
+	return &nativeEngine{texter: o.text, e: e, w: w, nb: nb, cm: cm, cb: cb}, nil
 }
 
 // Submit implements Engine.

@@ -50,13 +50,11 @@ func openWASI(ctx context.Context, o Options, src predictor.Source, nb *simd.Bac
 		return nil, err
 	}
 	var cl *abi.CodecLoad
-	if spec := o.codecSpec(); spec != "" {
+	if load := o.codecLoader(); load != nil {
 		// The guest runs the codec stage inline in its engine: the host
 		// loads the codec natively through the recorder (its weights stay
 		// host-owned) and each instance replays the load.
-		if _, cl, err = recordCodec(s, func(b codec.Backend) (*codec.Model, error) {
-			return OpenCodec(spec, b, o.Codec.Precision)
-		}); err != nil {
+		if _, cl, err = recordCodec(s, load); err != nil {
 			s.table.release(ownerHost, func(h int32) { nb.Free(h) })
 			return nil, err
 		}
@@ -101,12 +99,18 @@ func newWASIEngine(ctx context.Context, o Options, src predictor.Source, s *host
 	if err != nil {
 		return nil, fmt.Errorf("host: encode guarded channels: %w", err)
 	}
+	tx := o.text
+	if tx == nil { // CompareE2E and tests build the engine without Open
+		if tx, err = newTexter(o.Files, src.Config()); err != nil {
+			return nil, err
+		}
+	}
 	v, err := newVM(ctx, s, vmConfig{module: o.GuestModule, pages: o.MemoryPages, cacheDir: o.CacheDir, stderr: o.Stderr, fsys: o.FS, interruptible: o.Interruptible})
 	if err != nil {
 		return nil, err
 	}
 	e := &wasiEngine{
-		texter: newTexter(o.Model, src.Config()),
+		texter: tx,
 		opts:   o, s: s, rec: rec, nb: nb, v: v, ctx: context.WithoutCancel(ctx),
 		spec: abi.EngineSpec{
 			Config: cfg, Precision: o.Precision.String(), Created: rec.log, Guards: guards,

@@ -9,9 +9,10 @@ import (
 	"strings"
 )
 
-// Resolve turns a model spec into something predictor.OpenModel opens:
+// Resolve turns a checkpoint spec into a directory (host.ParseModelSpec
+// handles the other kinds of model spec before calling it):
 //
-//   - "synth:…" and any path that exists are returned unchanged, ok false;
+//   - any path that exists is returned unchanged, ok false;
 //   - "ORG/NAME[@REVISION]" is looked up in the hub cache (CacheDir): the
 //     revision's commit (refs/<revision>, or the revision itself when it is
 //     a commit hash) names the snapshot directory, which is returned with ok
@@ -20,14 +21,14 @@ import (
 //
 // The empty spec is returned unchanged for the caller to refuse.
 func Resolve(spec string) (dir string, ok bool, err error) {
-	if spec == "" || strings.HasPrefix(spec, "synth:") {
+	if spec == "" {
 		return spec, false, nil
 	}
 	if _, err := os.Stat(spec); err == nil {
 		return spec, false, nil
 	}
 	if !looksLikeRepo(spec) {
-		return spec, false, nil // a missing local path: the opener names it
+		return spec, false, nil // a missing local path (or another kind of spec): the opener names it
 	}
 	cacheDir, err := CacheDir()
 	if err != nil {

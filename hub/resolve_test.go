@@ -67,7 +67,6 @@ func TestResolve(t *testing.T) {
 		ok        bool
 		err       string
 	}{
-		{"synth:tiny", "synth:tiny", false, ""},
 		{local, local, false, ""},
 		{"./no/such/dir", "./no/such/dir", false, ""},
 		{"Qwen/Voice", snap, true, ""},

@@ -106,16 +106,16 @@ func sourceFile(src Source, name string) string {
 //   - a directory: a Hugging Face Qwen3-TTS checkpoint (config.json and
 //     model.safetensors, or shards listed in model.safetensors.index.json),
 //     checked as OpenCheckpoint does;
-//   - "synth:SIZE[+outliers][@SEED]": a synthetic model (NewSynth) of SIZE
-//     tiny, tiny-wide, 0.6b or 1.7b, with outlier channels when "+outliers"
-//     is given, seed SEED (default 1).
+//   - "synth:SIZE[+outliers][@SEED]": a synthetic model (ParseSynth).
+//
+// Programs that also take hub ids (ORG/NAME[@REV]) parse the spec with
+// host.ParseModelSpec, which uses ParseSynth for the synth: form.
 func OpenModel(spec string) (Source, error) {
-	if rest, ok := strings.CutPrefix(spec, "synth:"); ok {
-		size, outliers, seed, err := parseSynthSpec(rest)
+	if s, ok, err := ParseSynth(spec); ok || err != nil {
 		if err != nil {
-			return nil, fmt.Errorf("%w: %q: %v", ErrSpec, spec, err)
+			return nil, err
 		}
-		return NewSynth(size, outliers, seed)
+		return s.Open()
 	}
 	if spec == "" {
 		return nil, fmt.Errorf("%w: empty model spec (a checkpoint directory or synth:SIZE)", ErrSpec)
@@ -126,25 +126,68 @@ func OpenModel(spec string) (Source, error) {
 // DefaultSynthSeed is the seed of "synth:SIZE" without "@SEED".
 const DefaultSynthSeed = 1
 
-// parseSynthSpec splits "SIZE[+outliers][@SEED]".
-func parseSynthSpec(s string) (size string, outliers bool, seed uint64, err error) {
-	seed = DefaultSynthSeed
-	if i := strings.LastIndexByte(s, '@'); i >= 0 {
-		v, perr := strconv.ParseUint(s[i+1:], 10, 64)
-		if perr != nil {
-			return "", false, 0, fmt.Errorf("seed %q is not an unsigned integer", s[i+1:])
-		}
-		seed, s = v, s[:i]
+// SynthPrefix starts every synthetic model spec.
+const SynthPrefix = "synth:"
+
+// Synth is a parsed synthetic model spec, "synth:SIZE[+outliers][@SEED]".
+type Synth struct {
+	Size     string // tiny, tiny-wide, 0.6b or 1.7b (see SynthConfig)
+	Outliers bool   // +outliers: outlier channels in the norm gains
+	Seed     uint64 // @SEED, DefaultSynthSeed when not given
+}
+
+// ParseSynth parses spec when it starts with "synth:" (ok true); any other
+// spec gives ok false and no error. SIZE must be one NewSynth builds; the
+// one modifier is "+outliers"; SEED is an unsigned integer (default
+// DefaultSynthSeed). Errors wrap ErrSpec and quote the spec.
+func ParseSynth(spec string) (s Synth, ok bool, err error) {
+	s, ok, err = SplitSynth(spec)
+	if !ok || err != nil {
+		return s, ok, err
 	}
-	size, mod, hasMod := strings.Cut(s, "+")
+	if !slices.Contains(synthSizes, s.Size) {
+		return s, true, fmt.Errorf("%w: %q: unknown size %q (have %s)", ErrSpec, spec, s.Size, strings.Join(synthSizes, ", "))
+	}
+	return s, true, nil
+}
+
+// SplitSynth is ParseSynth without the size check, for the synthetic codec,
+// which also has the size "real" (the real codec's geometry).
+func SplitSynth(spec string) (s Synth, ok bool, err error) {
+	rest, ok := strings.CutPrefix(spec, SynthPrefix)
+	if !ok {
+		return Synth{}, false, nil
+	}
+	s.Seed = DefaultSynthSeed
+	if i := strings.LastIndexByte(rest, '@'); i >= 0 {
+		v, perr := strconv.ParseUint(rest[i+1:], 10, 64)
+		if perr != nil {
+			return s, true, fmt.Errorf("%w: %q: seed %q is not an unsigned integer", ErrSpec, spec, rest[i+1:])
+		}
+		s.Seed, rest = v, rest[:i]
+	}
+	size, mod, hasMod := strings.Cut(rest, "+")
 	if hasMod {
 		if mod != "outliers" {
-			return "", false, 0, fmt.Errorf("unknown modifier %q (have +outliers)", mod)
+			return s, true, fmt.Errorf("%w: %q: unknown modifier %q (have +outliers)", ErrSpec, spec, mod)
 		}
-		outliers = true
+		s.Outliers = true
 	}
-	if !slices.Contains(synthSizes, size) {
-		return "", false, 0, fmt.Errorf("unknown size %q (have %s)", size, strings.Join(synthSizes, ", "))
+	if size == "" {
+		return s, true, fmt.Errorf("%w: %q names no size", ErrSpec, spec)
 	}
-	return size, outliers, seed, nil
+	s.Size = size
+	return s, true, nil
+}
+
+// Open builds the synthetic model s names (NewSynth).
+func (s Synth) Open() (Source, error) { return NewSynth(s.Size, s.Outliers, s.Seed) }
+
+// String returns the spec ("synth:0.6b+outliers@1").
+func (s Synth) String() string {
+	o := ""
+	if s.Outliers {
+		o = "+outliers"
+	}
+	return fmt.Sprintf("%s%s%s@%d", SynthPrefix, s.Size, o, s.Seed)
 }

@@ -179,11 +179,7 @@ func (s *synthSource) Tensors() []TensorInfo {
 
 // String returns the model spec ("synth:0.6b+outliers@1").
 func (s *synthSource) String() string {
-	o := ""
-	if s.outliers {
-		o = "+outliers"
-	}
-	return fmt.Sprintf("synth:%s%s@%d", s.size, o, s.seed)
+	return Synth{Size: s.size, Outliers: s.outliers, Seed: s.seed}.String()
 }
 
 // ReadF32 implements Source.

@@ -2,15 +2,10 @@ package predictor
 
 import (
 	"fmt"
-	"slices"
 )
 
 // synthSizes lists the synthetic model sizes NewSynth builds (never written).
 var synthSizes = []string{"tiny", "tiny-wide", "0.6b", "1.7b"}
-
-// SynthSizes returns the sizes NewSynth accepts: "tiny", "tiny-wide",
-// "0.6b", "1.7b".
-func SynthSizes() []string { return slices.Clone(synthSizes) }
 
 // SynthConfig returns the configuration of a synthetic model:
 //

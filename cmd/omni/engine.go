@@ -62,7 +62,11 @@ func (f *engineFlags) openEngine(ctx context.Context, g *Globals, maxBatch int, 
 	if err != nil {
 		return nil, err
 	}
-	src, err := host.OpenModel(f.Model)
+	files, err := host.ResolveModel(f.Model)
+	if err != nil {
+		return nil, err
+	}
+	src, err := files.OpenSource()
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +87,7 @@ func (f *engineFlags) openEngine(ctx context.Context, g *Globals, maxBatch int, 
 			os.RemoveAll(tmp)
 		}
 	}
-	o := host.Options{Model: f.Model, Source: src, Precision: prec, Mode: mode, MaxBatch: maxBatch, Threads: threads,
+	o := host.Options{Model: f.Model, Files: &files, Source: src, Precision: prec, Mode: mode, MaxBatch: maxBatch, Threads: threads,
 		Engine: f.engineConfig(prof), Stderr: g.Stderr,
 		Codec: host.CodecSettings{Off: !f.audio, Spec: f.Codec, Precision: f.CodecPrec, Threads: f.codecThreads(prof)}}
 	oe.codecThreads, oe.kvBudget = o.Codec.Threads, o.Engine.KVBudgetBytes

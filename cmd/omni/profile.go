@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/omni-tts/omni/deploy"
+	"github.com/omni-tts/omni/host"
 	"github.com/omni-tts/omni/sched"
 )
 
@@ -30,10 +31,14 @@ type profileCmd struct {
 func (c *profileCmd) Run(g *Globals, _ context.Context) error {
 	o := deploy.ResolveOptions{Profile: c.DeployProfile, Model: c.Model}
 	if c.Model != "" {
-		dir, err := resolveModel(c.Model)
+		files, err := host.ResolveModel(c.Model)
 		if err != nil {
 			return fmt.Errorf("profile: %w", err)
 		}
+		if files.Synth != nil {
+			return fmt.Errorf("profile: --model %s: a synthetic model has no checkpoint files; give a checkpoint directory or a pulled ORG/NAME", c.Model)
+		}
+		dir := files.Weights
 		cfg, err := os.ReadFile(filepath.Join(dir, "config.json"))
 		if err != nil {
 			return fmt.Errorf("profile: model: %w", err)

@@ -69,12 +69,3 @@ func isTerminal(w io.Writer) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
-
-// resolveModel turns a --model spec into what predictor.OpenModel opens: a
-// pulled hub id ORG/NAME[@REV] becomes its snapshot directory in the HF
-// cache (or an error saying to run omni pull); directories and synth:
-// specs pass through.
-func resolveModel(spec string) (string, error) {
-	dir, _, err := hub.Resolve(spec)
-	return dir, err
-}

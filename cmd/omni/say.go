@@ -152,11 +152,6 @@ func (c *sayCmd) Run(g *Globals, ctx context.Context) error {
 	}
 	defer e.Close()
 
-	// The tokenizer loads once per engine, like the weights: not part of a
-	// request's time to first audio.
-	if _, err := e.Request(core.TextInput{Text: "."}); err != nil {
-		return err
-	}
 	t0 := time.Now()
 	req, err := e.Request(c.textInput(c.Text))
 	if err != nil {

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/omni-tts/omni/core"
-	"github.com/omni-tts/omni/predictor"
 	"github.com/omni-tts/omni/text"
 )
 
@@ -84,23 +82,4 @@ func joinIDs(ids []int32) string {
 		b.WriteString(strconv.Itoa(int(id)))
 	}
 	return b.String()
-}
-
-// textRequest builds the request for text on a model: the checkpoint
-// directory's tokenizer (the built-in Qwen3-TTS one for a synth: model or a
-// directory without tokenizer files), the model's ids, and in's language,
-// speaker, instruction and layout checked by core (errors name the field).
-// omni run --text, --language, --speaker, --instruct wire through here;
-// the caller then sets the sampling flags on the request.
-func textRequest(model string, cfg *predictor.Config, in core.TextInput) (core.Request, error) {
-	dir := model
-	if strings.HasPrefix(model, "synth:") {
-		dir = ""
-	}
-	tk, err := loadTokenizer(dir)
-	if err != nil {
-		return core.Request{}, err
-	}
-	ids := core.IDsFromConfig(cfg)
-	return ids.TextRequest(tk, in)
 }

@@ -30,7 +30,12 @@ func TestTextRequestOnSynth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := textRequest("synth:1.7b", cfg, core.TextInput{Text: "Hello, world.", Language: "English", Speaker: "Vivian", Instruct: "Cheerful."})
+	tk, err := loadTokenizer("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := core.IDsFromConfig(cfg)
+	r, err := ids.TextRequest(tk, core.TextInput{Text: "Hello, world.", Language: "English", Speaker: "Vivian", Instruct: "Cheerful."})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +43,8 @@ func TestTextRequestOnSynth(t *testing.T) {
 		t.Fatalf("request text %v layout %v instruct %v", r.TextIDs, r.Layout, r.InstructIDs)
 	}
 	cfg6, _ := predictor.SynthConfig("0.6b")
-	if _, err := textRequest("synth:0.6b", cfg6, core.TextInput{Text: "Hi", Instruct: "Cheerful."}); err == nil || !strings.Contains(err.Error(), "field instruct") {
+	ids6 := core.IDsFromConfig(cfg6)
+	if _, err := ids6.TextRequest(tk, core.TextInput{Text: "Hi", Instruct: "Cheerful."}); err == nil || !strings.Contains(err.Error(), "field instruct") {
 		t.Fatalf("instruct on 0.6B: %v", err)
 	}
 }
