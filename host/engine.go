@@ -114,6 +114,12 @@ type Engine interface {
 	Step() (busy bool, err error)
 	// Run steps until ctx is done or the engine is closed.
 	Run(ctx context.Context) error
+	// Start runs Run on its own goroutine until ctx is done or stop is
+	// called. stop cancels the loop, waits for it to return and returns
+	// its error (nil when it ended by stop or ctx). When Run fails, every
+	// stream ends with an error at once (no reader is left waiting) and
+	// stop returns the failure; a panic in the loop is a *PanicError.
+	Start(ctx context.Context) (stop func() error)
 	// Load returns the engine's current load.
 	Load() (core.Load, error)
 	// Mode returns where the control core runs.

@@ -58,6 +58,12 @@ func (n *nativeEngine) Step() (bool, error) { return n.e.Step() }
 // Run implements Engine.
 func (n *nativeEngine) Run(ctx context.Context) error { return n.e.Run(ctx) }
 
+// Start implements Engine. A failed loop closes the core engine (its
+// streams end with core.ErrClosed); Close frees the rest.
+func (n *nativeEngine) Start(ctx context.Context) func() error {
+	return start(ctx, n.e.Run, func(error) { n.e.Close() })
+}
+
 // Load implements Engine.
 func (n *nativeEngine) Load() (core.Load, error) { return n.e.Load(), nil }
 

@@ -295,6 +295,23 @@ func (e *wasiEngine) Step() (bool, error) {
 // Run implements Engine: it steps while there is work and sleeps until a
 // submission otherwise. Traps do not stop it (their streams have ended).
 func (e *wasiEngine) Run(ctx context.Context) error {
+	return e.run(ctx)
+}
+
+// Start implements Engine. A failed loop fails every stream with its error.
+func (e *wasiEngine) Start(ctx context.Context) func() error {
+	return start(ctx, e.run, func(err error) {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		for id, st := range e.streams {
+			st.feed.Fail(fmt.Errorf("host: engine stopped: %w", err))
+			delete(e.streams, id)
+		}
+	})
+}
+
+// run is Run.
+func (e *wasiEngine) run(ctx context.Context) error {
 	for {
 		busy, err := e.Step()
 		if err != nil {

@@ -48,48 +48,59 @@ type openedEngine struct {
 	cleanup      func()          // closes the source, removes a temporary stats dir
 }
 
-// openEngine resolves the flags (model, precision, deploy profile,
-// threads) and opens an engine in mode through host.Open, the one way
-// every command builds one. maxBatch > 0 overrides the profile's
-// max_num_seqs. Natively the engine records step stats in --stats-dir (or
-// a temporary directory Close removes).
-func (f *engineFlags) openEngine(ctx context.Context, g *Globals, maxBatch int, mode host.Mode, logf func(string, ...any)) (*openedEngine, error) {
+// hostOptions is the one options builder of the engine commands: it
+// checks the flags, resolves the model spec once (host.ResolveModel) and
+// opens its weights, resolves the deploy profile for its geometry and
+// returns the host.Options of an engine in mode, with the source opened
+// (the caller closes it) and the resolved profile. maxBatch > 0 overrides
+// the profile's max_num_seqs.
+func (f *engineFlags) hostOptions(g *Globals, maxBatch int, mode host.Mode) (host.Options, sched.Profile, error) {
 	if err := f.check(); err != nil {
-		return nil, err
+		return host.Options{}, sched.Profile{}, err
 	}
 	f.CodecPrec = resolveCodecPrecision(f.CodecPrec)
 	prec, err := predictor.ParsePrecision(f.Precision)
 	if err != nil {
-		return nil, err
+		return host.Options{}, sched.Profile{}, err
 	}
 	files, err := host.ResolveModel(f.Model)
 	if err != nil {
-		return nil, err
+		return host.Options{}, sched.Profile{}, err
 	}
 	src, err := files.OpenSource()
 	if err != nil {
-		return nil, err
+		return host.Options{}, sched.Profile{}, err
 	}
 	prof, err := f.resolveProfile(src.Config(), maxBatch)
 	if err != nil {
 		src.Close()
-		return nil, err
+		return host.Options{}, sched.Profile{}, err
 	}
 	if maxBatch <= 0 {
 		maxBatch = prof.MaxNumSeqs
 	}
-	threads := g.kernelThreads(prof.ModelThreads)
-	oe := &openedEngine{flags: f, prec: prec, threads: threads, batch: maxBatch}
+	return host.Options{Model: f.Model, Files: &files, Source: src, Precision: prec, Mode: mode, MaxBatch: maxBatch,
+		Threads: g.kernelThreads(prof.ModelThreads), Engine: f.engineConfig(prof), Stderr: g.Stderr,
+		Codec: host.CodecSettings{Off: !f.audio, Spec: f.Codec, Precision: f.CodecPrec, Threads: f.codecThreads(prof)}}, prof, nil
+}
+
+// openEngine opens the engine the flags describe (hostOptions) in mode
+// through host.Open, the one way every command builds one. Natively the
+// engine records step stats in --stats-dir (or a temporary directory
+// Close removes).
+func (f *engineFlags) openEngine(ctx context.Context, g *Globals, maxBatch int, mode host.Mode, logf func(string, ...any)) (*openedEngine, error) {
+	o, _, err := f.hostOptions(g, maxBatch, mode)
+	if err != nil {
+		return nil, err
+	}
+	oe := &openedEngine{flags: f, prec: o.Precision, threads: o.Threads, batch: o.MaxBatch}
 	var tmp string
 	oe.cleanup = func() {
-		src.Close()
+		o.Source.Close()
 		if tmp != "" {
 			os.RemoveAll(tmp)
 		}
 	}
-	o := host.Options{Model: f.Model, Files: &files, Source: src, Precision: prec, Mode: mode, MaxBatch: maxBatch, Threads: threads,
-		Engine: f.engineConfig(prof), Stderr: g.Stderr,
-		Codec: host.CodecSettings{Off: !f.audio, Spec: f.Codec, Precision: f.CodecPrec, Threads: f.codecThreads(prof)}}
 	oe.codecThreads, oe.kvBudget = o.Codec.Threads, o.Engine.KVBudgetBytes
 	if mode == host.Native {
 		dir := f.StatsDir
@@ -108,9 +119,9 @@ func (f *engineFlags) openEngine(ctx context.Context, g *Globals, maxBatch int, 
 	}
 	t0 := time.Now()
 	if f.audio {
-		logf("loading %s in %s on %d thread(s) + codec %s on %d thread(s), kernels %s, control core %s", f.Model, prec, threads, f.CodecPrec, o.Codec.Threads, simd.Active(), mode)
+		logf("loading %s in %s on %d thread(s) + codec %s on %d thread(s), kernels %s, control core %s", f.Model, o.Precision, o.Threads, f.CodecPrec, o.Codec.Threads, simd.Active(), mode)
 	} else {
-		logf("loading %s in %s on %d thread(s), kernels %s, control core %s", f.Model, prec, threads, simd.Active(), mode)
+		logf("loading %s in %s on %d thread(s), kernels %s, control core %s", f.Model, o.Precision, o.Threads, simd.Active(), mode)
 	}
 	if oe.Engine, err = host.Open(ctx, o); err != nil {
 		oe.rec.Close()
@@ -148,34 +159,4 @@ func (oe *openedEngine) attribution() []stats.Row {
 		return nil
 	}
 	return stats.Attribution(stats.Roles{"engine": oe.rec.Summaries()}, stats.FrameBudgetMS)
-}
-
-// options resolves the flags into host.Options for host.CompareE2E (which
-// loads the model once for both modes); the returned func closes the
-// source it opened.
-func (f *engineFlags) options(g *Globals, maxBatch int) (host.Options, func(), error) {
-	if err := f.check(); err != nil {
-		return host.Options{}, nil, err
-	}
-	prec, err := predictor.ParsePrecision(f.Precision)
-	if err != nil {
-		return host.Options{}, nil, err
-	}
-	src, err := host.OpenModel(f.Model)
-	if err != nil {
-		return host.Options{}, nil, err
-	}
-	prof, err := f.resolveProfile(src.Config(), maxBatch)
-	if err != nil {
-		src.Close()
-		return host.Options{}, nil, err
-	}
-	if maxBatch <= 0 {
-		maxBatch = prof.MaxNumSeqs
-	}
-	o := host.Options{
-		Source: src, Precision: prec, Mode: host.WASI, MaxBatch: maxBatch, Threads: g.kernelThreads(prof.ModelThreads),
-		Engine: f.engineConfig(prof), Stderr: g.Stderr,
-	}
-	return o, func() { src.Close() }, nil
 }

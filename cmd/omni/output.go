@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+
+	"github.com/omni-tts/omni/host"
 )
 
 // writeJSON writes v as JSON (indented when indent) to path, or to stdout
@@ -67,7 +69,12 @@ func guard(f func() error) (err error) {
 			err = &panicError{value: r, stack: debug.Stack()}
 		}
 	}()
-	return f()
+	err = f()
+	var hp *host.PanicError // the engine's loop panicked (host.Engine.Start)
+	if errors.As(err, &hp) {
+		return &panicError{value: hp.Value, stack: hp.Stack}
+	}
+	return err
 }
 
 // isPanic reports whether err is a recovered panic.

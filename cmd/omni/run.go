@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -117,16 +116,16 @@ func (f *requestFlags) textInput(text string) core.TextInput {
 	return core.TextInput{Text: text, Language: f.Language, Speaker: f.Speaker, Instruct: f.Instruct, Layout: f.Layout}
 }
 
-// sampling sets the seeds and sampling flags on r.
+// sampling sets the seeds and sampling flags on r (core.Request.ApplySampling).
 func (f *requestFlags) sampling(r *core.Request) error {
 	if err := inRange("--min-frames", f.MinFrames, 0, maxFrames); err != nil {
 		return err
 	}
-	t := &r.Talker
-	t.Temperature, t.TopK, t.TopP, t.MinP, t.RepetitionPenalty, t.MinTokens, t.Seed =
-		f.Temperature, f.TopK, f.TopP, f.MinP, f.RepetitionPenalty, f.MinFrames, f.Seed
-	p := &r.Predictor
-	p.Temperature, p.TopK, p.TopP, p.Seed = f.PredTemperature, f.PredTopK, f.PredTopP, f.PredictorSeed
+	r.ApplySampling(core.Sampling{
+		Temperature: &f.Temperature, TopK: &f.TopK, TopP: &f.TopP, MinP: &f.MinP,
+		RepetitionPenalty: &f.RepetitionPenalty, MinTokens: &f.MinFrames, Seed: f.Seed,
+		PredictorTemperature: &f.PredTemperature, PredictorTopK: &f.PredTopK, PredictorTopP: &f.PredTopP, PredictorSeed: f.PredictorSeed,
+	})
 	return nil
 }
 
@@ -274,35 +273,25 @@ type streamResult struct {
 // end, logging each chunk. Cancelling ctx ends the stream as cancelled
 // (its KV freed at the next step) and the loop still reads it to the end,
 // so the frames made so far are returned.
-func runStream(ctx context.Context, e host.Engine, req core.Request, logf func(string, ...any)) (*streamResult, error) {
-	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	defer stop()
-	ran := make(chan error, 1)
-	go func() {
-		err := guard(func() error { return e.Run(runCtx) })
-		if err != nil && !errors.Is(err, context.Canceled) {
-			stop() // unblock the reader below
+func runStream(ctx context.Context, e host.Engine, req core.Request, logf func(string, ...any)) (res *streamResult, err error) {
+	stop := e.Start(context.WithoutCancel(ctx))
+	defer func() {
+		if serr := stop(); serr != nil {
+			res, err = nil, serr
 		}
-		ran <- err
 	}()
 	s, err := e.Submit(ctx, req)
 	if err != nil {
-		stop()
-		<-ran
 		return nil, err
 	}
-	res := &streamResult{stream: s}
+	res = &streamResult{stream: s}
 	var first, last time.Duration
 	for {
-		ev, err := s.Next(runCtx)
+		ev, err := s.Next(context.WithoutCancel(ctx))
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			stop()
-			if rerr := <-ran; rerr != nil && !errors.Is(rerr, context.Canceled) {
-				return nil, rerr
-			}
 			return nil, err
 		}
 		switch ev.Kind {
@@ -324,10 +313,6 @@ func runStream(ctx context.Context, e host.Engine, req core.Request, logf func(s
 		case core.EventEnd:
 			res.end = ev.End
 		}
-	}
-	stop()
-	if err := <-ran; err != nil && !errors.Is(err, context.Canceled) {
-		return nil, err
 	}
 	return res, nil
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -242,39 +241,29 @@ type sayResult struct {
 // speak drives e, submits req and writes each chunk's PCM to sink as it
 // arrives, with a progress line per chunk. Cancelling ctx ends the stream
 // (cancelled) and the audio made so far is written.
-func speak(ctx context.Context, e host.Engine, req core.Request, sink pcmSink, logf func(string, ...any)) (*sayResult, error) {
-	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	defer stop()
-	ran := make(chan error, 1)
-	go func() {
-		err := guard(func() error { return e.Run(runCtx) })
-		if err != nil && !errors.Is(err, context.Canceled) {
-			stop()
+func speak(ctx context.Context, e host.Engine, req core.Request, sink pcmSink, logf func(string, ...any)) (res *sayResult, err error) {
+	stop := e.Start(context.WithoutCancel(ctx))
+	defer func() {
+		if serr := stop(); serr != nil {
+			res, err = nil, serr
 		}
-		ran <- err
 	}()
 	streamCtx, cancelStream := context.WithCancel(ctx)
 	defer cancelStream()
 	start := time.Now()
 	s, err := e.Submit(streamCtx, req)
 	if err != nil {
-		stop()
-		<-ran
 		return nil, err
 	}
-	res := &sayResult{stream: s}
+	res = &sayResult{stream: s}
 	var ttfa time.Duration
 	var werr error
 	for {
-		ev, err := s.Next(runCtx)
+		ev, err := s.Next(context.WithoutCancel(ctx))
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			stop()
-			if rerr := <-ran; rerr != nil && !errors.Is(rerr, context.Canceled) {
-				return nil, rerr
-			}
 			return nil, err
 		}
 		switch ev.Kind {
@@ -308,10 +297,6 @@ func speak(ctx context.Context, e host.Engine, req core.Request, sink pcmSink, l
 		}
 	}
 	res.wall = time.Since(start)
-	stop()
-	if err := <-ran; err != nil && !errors.Is(err, context.Canceled) {
-		return nil, err
-	}
 	return res, werr
 }
 
