@@ -165,6 +165,9 @@ func (e *Engine) Submit(ctx context.Context, req Request) (*Stream, error) {
 	}
 	cap := e.cfg.Limits.Cap(req.textLen(H), req.MaxFrames)
 	positions := rows + cap
+	if c := e.ids.Context; c > 0 && positions > c {
+		return nil, &ContextError{TextTokens: req.textLen(H), PromptRows: rows, Frames: cap, Limit: c}
+	}
 	need := sched.KVBytesForSeqs(1, positions, e.bpt, sched.DefaultBlockSize)
 	if e.cfg.KVBudgetBytes > 0 && need > e.cfg.KVBudgetBytes {
 		return nil, &AdmissionError{Positions: positions, NeedBytes: need, BudgetBytes: e.cfg.KVBudgetBytes}

@@ -54,8 +54,8 @@ func DefaultLayout(kind string) Layout {
 func (s *SpecialIDs) TextRequest(tp TextPrompter, in TextInput) (Request, error) {
 	r := NewRequest(nil)
 	r.Language, r.Speaker = in.Language, in.Speaker
-	if in.Text == "" {
-		return Request{}, invalid("field text: empty")
+	if strings.TrimSpace(in.Text) == "" {
+		return Request{}, invalid("field text: empty (only white space)")
 	}
 	if in.Layout == "" {
 		r.Layout = DefaultLayout(s.ModelKind)

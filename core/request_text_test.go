@@ -79,6 +79,7 @@ func TestTextRequestRefusals(t *testing.T) {
 		want string
 	}{
 		{"empty text", textIDs("custom_voice", true), TextInput{}, "field text: empty"},
+		{"blank text", textIDs("custom_voice", true), TextInput{Text: " \t\n "}, "field text: empty"},
 		{"unknown language", textIDs("custom_voice", true), TextInput{Text: "a", Language: "klingon"}, `language "klingon" unknown: the model knows auto, chinese, english, french, german,`},
 		{"dialect as language", textIDs("custom_voice", true), TextInput{Text: "a", Language: "Beijing_Dialect"}, `language "Beijing_Dialect" unknown: a dialect is chosen by its speaker`},
 		{"unknown speaker", textIDs("custom_voice", true), TextInput{Text: "a", Speaker: "nobody"}, `speaker "nobody" unknown: the model knows aiden, dylan, eric,`},

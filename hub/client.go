@@ -83,6 +83,9 @@ func newClient(o *Options) *client {
 	return c
 }
 
+// maxRedirects bounds the redirects one request follows.
+const maxRedirects = 10
+
 // dropAuthOffHost wraps a redirect policy so the token goes only to the
 // host it was meant for: the LFS CDN's signed URL needs none, and some
 // storage refuses a request that carries two credentials (huggingface_hub
@@ -95,8 +98,9 @@ func dropAuthOffHost(next func(*http.Request, []*http.Request) error) func(*http
 		if next != nil {
 			return next(req, via)
 		}
-		if len(via) >= 10 {
-			return errors.New("stopped after 10 redirects")
+		if len(via) >= maxRedirects {
+			// final: a loop does not end by retrying it
+			return &finalError{fmt.Errorf("hub: redirect loop: stopped after %d redirects, the last to %s", len(via), req.URL)}
 		}
 		return nil
 	}
@@ -198,6 +202,10 @@ type fileMeta struct {
 	Size   int64
 }
 
+// maxHeadRedirects bounds the same-host redirects without an etag a HEAD
+// follows (a renamed repo redirects once).
+const maxHeadRedirects = 3
+
 // head reads a file's commit, etag and size without following the LFS
 // redirect: X-Linked-Etag and X-Linked-Size (LFS files) win over ETag and
 // Content-Length. A redirect without an etag (a renamed repo) is followed
@@ -222,10 +230,15 @@ func (c *client) head(ctx context.Context, r Repo, commit, path string) (fileMet
 			if etag == "" {
 				etag = h.Get("ETag")
 			}
-			if resp.StatusCode >= 300 && resp.StatusCode < 400 && etag == "" && hops < 3 {
+			if resp.StatusCode >= 300 && resp.StatusCode < 400 && etag == "" {
 				loc, err := resp.Request.URL.Parse(h.Get("Location"))
-				if err != nil || loc.Host != resp.Request.URL.Host {
-					return &finalError{fmt.Errorf("hub: repo %s file %s: redirect to %q without an etag", r.ID, path, h.Get("Location"))}
+				switch {
+				case h.Get("Location") == "" || err != nil:
+					return &finalError{fmt.Errorf("hub: repo %s file %s: HEAD %s: HTTP %d redirect with no usable Location (%q) and no etag", r.ID, path, cur, resp.StatusCode, h.Get("Location"))}
+				case loc.Host != resp.Request.URL.Host:
+					return &finalError{fmt.Errorf("hub: repo %s file %s: HEAD %s: redirect to %s on another host without an etag", r.ID, path, cur, loc)}
+				case hops >= maxHeadRedirects:
+					return &finalError{fmt.Errorf("hub: repo %s file %s: HEAD redirect loop: stopped after %d redirects without an etag, the last to %s", r.ID, path, hops+1, loc)}
 				}
 				cur = loc.String()
 				continue
@@ -241,8 +254,11 @@ func (c *client) head(ctx context.Context, r Repo, commit, path string) (fileMet
 			if n, err := strconv.ParseInt(size, 10, 64); err == nil && n >= 0 {
 				m.Size = n
 			}
-			if m.ETag == "" || m.Size < 0 {
-				return &finalError{fmt.Errorf("hub: repo %s file %s: the hub sent no etag or size (HTTP %d)", r.ID, path, resp.StatusCode)}
+			if m.ETag == "" {
+				return &finalError{fmt.Errorf("hub: repo %s file %s: HEAD %s answered HTTP %d without an ETag or X-Linked-Etag header", r.ID, path, cur, resp.StatusCode)}
+			}
+			if m.Size < 0 {
+				return &finalError{fmt.Errorf("hub: repo %s file %s: HEAD %s answered HTTP %d without a size (X-Linked-Size or Content-Length %q)", r.ID, path, cur, resp.StatusCode, size)}
 			}
 			return nil
 		}

@@ -22,10 +22,10 @@ func (c *benchKernelsCmd) Run(g *Globals, _ context.Context) error {
 		return err
 	}
 	if c.Block != 32 && c.Block != 64 && c.Block != 128 {
-		return fmt.Errorf("bench kernels: --block %d not 32, 64 or 128", c.Block)
+		return usageErrorf("bench kernels: --block %d not 32, 64 or 128", c.Block)
 	}
 	if !(c.GiB > 0 && c.GiB <= maxGiB) {
-		return fmt.Errorf("bench kernels: --gib %v outside (0, %d]", c.GiB, maxGiB)
+		return usageErrorf("bench kernels: --gib %v outside (0, %d]", c.GiB, maxGiB)
 	}
 	rep, err := bench.Kernels(bench.KernelsOptions{Reps: c.Reps, Block: c.Block, GiB: c.GiB, Threads: g.kernelThreads(), ThreadsGiven: g.Threads > 0},
 		func(format string, a ...any) { fmt.Fprintf(g.Stderr, "bench kernels: "+format+"\n", a...) })

@@ -23,13 +23,30 @@ const (
 	maxGiB      = 64      // bench kernels --gib (three sets of this size are allocated)
 )
 
-// inRange refuses v outside [lo, hi], naming the flag and its bound.
+// inRange refuses v outside [lo, hi], naming the flag and its bound (a
+// usage error: exit 80, as every other bad flag value).
 func inRange(flag string, v, lo, hi int) error {
 	if v < lo || v > hi {
-		return fmt.Errorf("%s %d outside [%d, %d]", flag, v, lo, hi)
+		return usageErrorf("%s %d outside [%d, %d]", flag, v, lo, hi)
 	}
 	return nil
 }
+
+// usageError is a bad command line found after parsing (a value out of its
+// bound, flags that exclude each other): the process exits exitUsage, as
+// for the errors kong finds.
+type usageError struct{ msg string }
+
+// usageErrorf returns a *usageError with the formatted message.
+func usageErrorf(format string, a ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, a...)}
+}
+
+// Error implements error.
+func (e *usageError) Error() string { return e.msg }
+
+// ExitCode implements exitCoder.
+func (e *usageError) ExitCode() int { return exitUsage }
 
 // cliVars are the ${…} values of the flags' defaults and help: the bounds
 // above and the Qwen3-TTS sampling contract's defaults (one definition, in

@@ -15,18 +15,65 @@ import (
 )
 
 // decodeCmd is "omni decode": codec frames (the JSON omni run writes) to a
-// 16-bit PCM WAV, decoded as one stream in pushes of --chunk frames.
+// 16-bit PCM WAV, decoded as one stream in pushes of --chunk frames. The
+// file is written as NAME.partial and renamed to NAME when whole; a
+// failure leaves no file; SIGINT or SIGTERM stops between pushes and leaves
+// NAME.partial, a valid WAV of the frames decoded so far (partialFile).
+// Under --wasm the decode is one guest call: a signal leaves no file.
 type decodeCmd struct {
 	Codes     string `arg:"" help:"Codes JSON as omni run writes it (\"-\" = stdin)."`
-	Out       string `short:"o" required:"" help:"WAV file to write (\"-\" = stdout, sizes left unknown)."`
+	Out       string `short:"o" required:"" help:"WAV file to write (\"-\" = stdout, sizes left unknown); written as NAME.partial, renamed to NAME when whole."`
 	Codec     string `help:"Codec: a codec or checkpoint directory, or synth:SIZE[@SEED] (default: the codes file's model)."`
 	Precision string `default:"auto" enum:"auto,fp32,bf16,int8,mixed" help:"Codec precision: ${enum}; auto is bf16 where the kernels compute in bf16 (AVX-512 BF16), else fp32; bf16 stores the weights in bfloat16 (computed in bf16 on AVX-512 BF16, else in fp32); mixed is int8 for the layers of at most 32 rows per frame, fp32 for the rest (${default})."`
-	Chunk     int    `default:"25" help:"Decode this many frames per call (0 = all at once; the scratch grows with it, ≈ 3.7 MB per frame); the samples are the same either way (${default})."`
+	Chunk     int    `default:"25" help:"Decode this many frames per call, 0..${max_frames} (0 = all at once; the scratch grows with it, ≈ 3.7 MB per frame); the samples are the same either way (${default})."`
 	Wasm      bool   `help:"Decode inside the WASI guest (the codec graph in wasm, its kernels as host functions, the weights loaded once on the host); the same samples."`
+}
+
+// readCodes reads a codes file (the JSON omni run writes): its model and
+// frames, every frame 16 codes. A missing or empty "codes" list, a null
+// frame or a null code is refused naming its position; the codec checks
+// the values' ranges.
+func readCodes(name string, in io.Reader) (model string, frames [][codec.Codebooks]int32, err error) {
+	var cf struct {
+		Model string             `json:"model"`
+		Codes *[]json.RawMessage `json:"codes"`
+	}
+	if err := json.NewDecoder(in).Decode(&cf); err != nil {
+		return "", nil, fmt.Errorf("decode %s: %w", name, err)
+	}
+	if cf.Codes == nil {
+		return "", nil, fmt.Errorf("decode %s: no \"codes\" list (the JSON omni run writes has one)", name)
+	}
+	if len(*cf.Codes) == 0 {
+		return "", nil, fmt.Errorf("decode %s: the \"codes\" list is empty: no frame to decode", name)
+	}
+	frames = make([][codec.Codebooks]int32, len(*cf.Codes))
+	for i, raw := range *cf.Codes {
+		var f []*int32
+		if err := json.Unmarshal(raw, &f); err != nil {
+			return "", nil, fmt.Errorf("decode %s: codes[%d]: %w", name, i, err)
+		}
+		if f == nil {
+			return "", nil, fmt.Errorf("decode %s: codes[%d] is null, want %d codes", name, i, codec.Codebooks)
+		}
+		if len(f) != codec.Codebooks {
+			return "", nil, fmt.Errorf("decode %s: codes[%d] has %d codebooks, the codec takes %d", name, i, len(f), codec.Codebooks)
+		}
+		for j, v := range f {
+			if v == nil {
+				return "", nil, fmt.Errorf("decode %s: codes[%d][%d] is null, want a code", name, i, j)
+			}
+			frames[i][j] = *v
+		}
+	}
+	return cf.Model, frames, nil
 }
 
 // Run implements "omni decode".
 func (c *decodeCmd) Run(g *Globals, ctx context.Context) error {
+	if err := inRange("--chunk", c.Chunk, 0, maxFrames); err != nil {
+		return err
+	}
 	if err := applyKernels(g); err != nil {
 		return err
 	}
@@ -39,27 +86,13 @@ func (c *decodeCmd) Run(g *Globals, ctx context.Context) error {
 		defer f.Close()
 		in = f
 	}
-	var cf struct {
-		Model string            `json:"model"`
-		Codes []json.RawMessage `json:"codes"`
-	}
-	if err := json.NewDecoder(in).Decode(&cf); err != nil {
-		return fmt.Errorf("decode %s: %w", c.Codes, err)
-	}
-	frames := make([][codec.Codebooks]int32, len(cf.Codes))
-	for i, raw := range cf.Codes {
-		var f []int32
-		if err := json.Unmarshal(raw, &f); err != nil {
-			return fmt.Errorf("decode %s: codes[%d]: %w", c.Codes, i, err)
-		}
-		if len(f) != codec.Codebooks {
-			return fmt.Errorf("decode %s: codes[%d] has %d codebooks, the codec takes %d", c.Codes, i, len(f), codec.Codebooks)
-		}
-		copy(frames[i][:], f)
+	model, frames, err := readCodes(c.Codes, in)
+	if err != nil {
+		return err
 	}
 	spec := c.Codec
 	if spec == "" {
-		spec = cf.Model
+		spec = model
 	}
 	if spec == "" {
 		return errors.New("decode: the codes file names no model; give --codec")
@@ -84,45 +117,61 @@ func (c *decodeCmd) Run(g *Globals, ctx context.Context) error {
 	defer s.Close()
 
 	var out io.Writer = g.Stdout
-	var file *os.File
+	var file *partialFile
 	if c.Out != "-" {
-		if file, err = os.Create(c.Out); err != nil {
+		if file, err = createPartial(c.Out); err != nil {
 			return err
 		}
-		defer file.Close()
 		out = file
 	}
-	w, err := audio.NewWAVWriter(out, m.Config().SampleRate, 1)
+	start = time.Now()
+	done, err := decodeFrames(ctx, s, m, frames, c.Chunk, out)
+	if file != nil {
+		err = file.finish(err, ctx.Err() != nil)
+	}
 	if err != nil {
 		return err
 	}
-	chunk := c.Chunk
+	spf := m.SamplesPerFrame()
+	el := time.Since(start)
+	audioS := float64(done*spf) / float64(m.Config().SampleRate)
+	fmt.Fprintf(g.Stderr, "decode: %d frames → %d samples (%.2f s of audio) in %s (%.1f ms per frame)\n",
+		done, done*spf, audioS, el.Round(time.Millisecond), float64(el.Microseconds())/1e3/float64(max(done, 1)))
+	if ctx.Err() != nil {
+		where := "stdout"
+		if file != nil {
+			where = file.Name()
+		}
+		fmt.Fprintf(g.Stderr, "decode: interrupted after %d of %d frames; %s is a valid WAV of them\n", done, len(frames), where)
+		return ctx.Err()
+	}
+	return nil
+}
+
+// decodeFrames decodes frames on s in pushes of chunk frames (0: all at
+// once) and writes them to out as a WAV, checking ctx between pushes: a
+// cancel stops there with the WAV closed (its sizes patched on a file). It
+// returns the frames written.
+func decodeFrames(ctx context.Context, s *codec.Stream, m *codec.Model, frames [][codec.Codebooks]int32, chunk int, out io.Writer) (int, error) {
+	w, err := audio.NewWAVWriter(out, m.Config().SampleRate, 1)
+	if err != nil {
+		return 0, err
+	}
 	if chunk <= 0 || chunk > len(frames) {
 		chunk = max(len(frames), 1)
 	}
 	spf := m.SamplesPerFrame()
 	pcm := make([]float32, chunk*spf)
-	start = time.Now()
-	for at := 0; at < len(frames); at += chunk {
-		n := min(chunk, len(frames)-at)
-		if err := s.Decode(frames[at:at+n], pcm[:n*spf]); err != nil {
-			return err
+	done := 0
+	for done < len(frames) && ctx.Err() == nil {
+		n := min(chunk, len(frames)-done)
+		if err := s.Decode(frames[done:done+n], pcm[:n*spf]); err != nil {
+			return done, err
 		}
 		if err := w.Write(pcm[:n*spf]); err != nil {
-			return err
+			return done, err
 		}
+		done += n
 	}
-	if err := w.Close(); err != nil {
-		return err
-	}
-	if file != nil {
-		if err := file.Close(); err != nil {
-			return err
-		}
-	}
-	el := time.Since(start)
-	audioS := float64(len(frames)*spf) / float64(m.Config().SampleRate)
-	fmt.Fprintf(g.Stderr, "decode: %d frames → %d samples (%.2f s of audio) in %s (%.1f ms per frame)\n",
-		len(frames), len(frames)*spf, audioS, el.Round(time.Millisecond), float64(el.Microseconds())/1e3/float64(max(len(frames), 1)))
-	return nil
+	return done, w.Close()
 }

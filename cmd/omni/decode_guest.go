@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/omni-tts/omni/audio"
@@ -36,30 +35,33 @@ func (c *decodeCmd) runWASI(g *Globals, ctx context.Context, spec string, frames
 	}
 	el := time.Since(start)
 	var out io.Writer = g.Stdout
-	var file *os.File
+	var file *partialFile
 	if c.Out != "-" {
-		if file, err = os.Create(c.Out); err != nil {
+		if file, err = createPartial(c.Out); err != nil {
 			return err
 		}
-		defer file.Close()
 		out = file
 	}
-	w, err := audio.NewWAVWriter(out, cfg.SampleRate, 1)
+	err = writeWAV(out, cfg.SampleRate, pcm)
+	if file != nil {
+		err = file.finish(err, false)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(g.Stderr, "decode: %d frames → %d samples (%.2f s of audio) in the WASI guest in %s (codec %s %s: host load, guest replay and decode)\n",
+		len(frames), len(pcm), float64(len(pcm))/float64(cfg.SampleRate), el.Round(time.Millisecond), spec, c.Precision)
+	return nil
+}
+
+// writeWAV writes pcm to out as a mono 16-bit WAV.
+func writeWAV(out io.Writer, rate int, pcm []float32) error {
+	w, err := audio.NewWAVWriter(out, rate, 1)
 	if err != nil {
 		return err
 	}
 	if err := w.Write(pcm); err != nil {
 		return err
 	}
-	if err := w.Close(); err != nil {
-		return err
-	}
-	if file != nil {
-		if err := file.Close(); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintf(g.Stderr, "decode: %d frames → %d samples (%.2f s of audio) in the WASI guest in %s (codec %s %s: host load, guest replay and decode)\n",
-		len(frames), len(pcm), float64(len(pcm))/float64(cfg.SampleRate), el.Round(time.Millisecond), spec, c.Precision)
-	return nil
+	return w.Close()
 }

@@ -16,9 +16,9 @@ import (
 	"github.com/omni-tts/omni/stats"
 )
 
-// demoTextIDs is the built-in demo prompt: Qwen2-tokenizer-style ids of a
-// short sentence (omni has no tokenizer yet; any ids below the text
-// vocabulary work).
+// demoTextIDs is the built-in demo prompt of omni run without --text or
+// --text-ids: the Qwen2 tokenizer's ids of a short sentence (any ids below
+// the text vocabulary work), also the prompt of bench e2e.
 var demoTextIDs = []int32{9707, 11, 419, 374, 8177, 12094, 13, 1084, 8473, 3409, 421, 264, 3974, 2213, 13}
 
 // limits returns the frame-cap limits the flags give.
@@ -83,7 +83,7 @@ type runCmd struct {
 	engineFlags
 	requestFlags
 	Text      *string `help:"Text to speak, tokenized with the model's tokenizer (default: a built-in demo sentence as ids)."`
-	TextIDs   string  `name:"text-ids" help:"Text token ids, comma-separated, instead of --text."`
+	TextIDs   *string `name:"text-ids" help:"Text token ids, comma-separated, instead of --text (at least one)."`
 	SpeakerID int32   `name:"speaker-id" help:"Speaker codec row, when --speaker is empty (0 = none; ids path only)."`
 	MaxFrames int     `name:"max-frames" default:"50" help:"Frame cap, 0..${max_frames} (0 = derived from the text length) (${default})."`
 	Out       string  `help:"Write the codes as JSON here (default: stdout)."`
@@ -160,12 +160,12 @@ func parseIDs(s string) ([]int32, error) {
 		}
 		v, err := strconv.ParseInt(f, 10, 32)
 		if err != nil || v < 0 {
-			return nil, fmt.Errorf("run: --text-ids id %q is not a non-negative 32-bit integer", f)
+			return nil, usageErrorf("run: --text-ids id %q is not a non-negative 32-bit integer", f)
 		}
 		out = append(out, int32(v))
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("run: --text-ids %q holds no ids (leave it out for the demo sentence)", s)
+		return nil, usageErrorf("run: --text-ids %q holds no ids (leave it out for the demo sentence)", s)
 	}
 	return out, nil
 }
@@ -179,8 +179,8 @@ func (c *runCmd) request(e host.Engine) (core.Request, error) {
 	}
 	var r core.Request
 	if c.Text != nil {
-		if c.TextIDs != "" {
-			return r, fmt.Errorf("run: give --text or --text-ids, not both")
+		if c.TextIDs != nil {
+			return r, usageErrorf("run: give --text or --text-ids, not both")
 		}
 		var err error
 		if r, err = e.Request(c.textInput(*c.Text)); err != nil {
@@ -188,9 +188,9 @@ func (c *runCmd) request(e host.Engine) (core.Request, error) {
 		}
 	} else {
 		ids := demoTextIDs
-		if c.TextIDs != "" {
+		if c.TextIDs != nil {
 			var err error
-			if ids, err = parseIDs(c.TextIDs); err != nil {
+			if ids, err = parseIDs(*c.TextIDs); err != nil {
 				return core.Request{}, err
 			}
 		}
@@ -205,7 +205,7 @@ func (c *runCmd) request(e host.Engine) (core.Request, error) {
 			r.Layout = l
 		}
 		if c.Instruct != "" {
-			return r, fmt.Errorf("run: --instruct needs --text (the instruction is tokenized)")
+			return r, usageErrorf("run: --instruct needs --text (the instruction is tokenized)")
 		}
 	}
 	r.ID, r.MaxFrames = "run", c.MaxFrames
@@ -218,8 +218,8 @@ func (c *runCmd) Run(g *Globals, ctx context.Context) error {
 	if err := inRange("--max-frames", c.MaxFrames, 0, maxFrames); err != nil {
 		return err
 	}
-	if c.TextIDs != "" {
-		if _, err := parseIDs(c.TextIDs); err != nil {
+	if c.TextIDs != nil {
+		if _, err := parseIDs(*c.TextIDs); err != nil {
 			return err
 		}
 	}
@@ -238,6 +238,9 @@ func (c *runCmd) Run(g *Globals, ctx context.Context) error {
 	}
 	res, err := runStream(ctx, e, req, logf)
 	if err != nil {
+		if c.Text != nil {
+			return contextInWords("run", *c.Text, err)
+		}
 		return err
 	}
 	s, end := res.stream, res.end

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -21,13 +20,16 @@ import (
 // sayCmd is "omni say": text to audio, written as it is made (a WAV a
 // player accepts while its length is unknown; the sizes patched at the end
 // when the output is a file), a progress line per chunk on stderr and the
-// time-to-first-audio attribution and step attribution at the end. Ctrl-C
-// ends the stream and leaves a valid file of the audio made so far.
+// time-to-first-audio attribution and step attribution at the end. The
+// file is written as NAME.partial and renamed to NAME when the stream ends
+// well; a failure leaves no file; Ctrl-C or SIGTERM ends the stream and
+// leaves NAME.partial, a valid file of the audio made so far (partialFile).
 type sayCmd struct {
 	engineFlags
 	requestFlags
-	Text      string `arg:"" help:"The text to speak."`
-	Out       string `short:"o" required:"" help:"Output file (\"-\" = stdout)."`
+	Text      string `arg:"" optional:"" help:"The text to speak (\"-\" = read it from stdin)."`
+	TextFile  string `name:"text-file" help:"Read the text from this file (\"-\" = stdin) instead, for texts longer than one argument may be." type:"path"`
+	Out       string `short:"o" required:"" help:"Output file (\"-\" = stdout); written as NAME.partial, renamed to NAME when whole."`
 	Format    string `help:"Output format, 24 kHz mono: wav (16-bit PCM WAV), pcm (raw s16le), mp3, flac (every format serve writes) or f32 (raw float32 LE); default: from the -o extension (.wav .pcm .mp3 .flac .f32), else wav."`
 	MaxFrames int    `name:"max-frames" default:"0" help:"Frame cap, 0..${max_frames} (0 = derived from the text length) (${default})."`
 	Wasm      bool   `help:"Run the engine as the WASI guest (the codec stage inline in the guest; the same samples)."`
@@ -140,6 +142,10 @@ func (c *sayCmd) Run(g *Globals, ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	text, err := c.text(g)
+	if err != nil {
+		return err
+	}
 	mode := host.Native
 	if c.Wasm {
 		mode = host.WASI
@@ -152,7 +158,7 @@ func (c *sayCmd) Run(g *Globals, ctx context.Context) error {
 	defer e.Close()
 
 	t0 := time.Now()
-	req, err := e.Request(c.textInput(c.Text))
+	req, err := e.Request(c.textInput(text))
 	if err != nil {
 		return err
 	}
@@ -166,12 +172,11 @@ func (c *sayCmd) Run(g *Globals, ctx context.Context) error {
 	// format probe on a pipe refuses a first read of the bare 44 bytes.
 	pipe := &flushWriter{w: bufio.NewWriterSize(g.Stdout, 1<<16)}
 	var out io.Writer = pipe
-	var file *os.File
+	var file *partialFile
 	if c.Out != "-" {
-		if file, err = os.Create(c.Out); err != nil {
+		if file, err = createPartial(c.Out); err != nil {
 			return err
 		}
-		defer file.Close()
 		out = file
 	}
 	var sink pcmSink
@@ -202,16 +207,14 @@ func (c *sayCmd) Run(g *Globals, ctx context.Context) error {
 	if cerr := sink.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil && res.end.Reason == core.EndError {
+		err = res.end.Err
+	}
 	if file != nil {
-		if cerr := file.Close(); err == nil {
-			err = cerr
-		}
+		err = file.finish(err, ctx.Err() != nil)
 	}
 	if err != nil {
-		return err
-	}
-	if res.end.Reason == core.EndError {
-		return res.end.Err
+		return contextInWords("say", text, err)
 	}
 	pb := core.Playback(res.stream.Submitted(), res.stream.Arrivals())
 	wall := res.wall.Seconds()
@@ -225,7 +228,12 @@ func (c *sayCmd) Run(g *Globals, ctx context.Context) error {
 		}
 	}
 	if ctx.Err() != nil {
-		return fmt.Errorf("say: interrupted after %d samples (the file is valid): %w", res.samples, ctx.Err())
+		where := "stdout"
+		if file != nil {
+			where = file.Name()
+		}
+		fmt.Fprintf(g.Stderr, "say: interrupted after %d samples; %s is a valid file of them\n", res.samples, where)
+		return ctx.Err()
 	}
 	return nil
 }

@@ -95,8 +95,9 @@ func TestSayRawFormats(t *testing.T) {
 }
 
 // TestSayInterrupted sends SIGINT to omni say after its first audio (a long
-// stream of synth:tiny): the exit is 130 and the WAV holds whole frames of
-// the audio made so far, its sizes patched (sox reads the header's length).
+// stream of synth:tiny): the exit is 130, NAME is not written and
+// NAME.partial is a WAV of whole frames of the audio made so far, its sizes
+// patched (sox reads the header's length).
 func TestSayInterrupted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the engine for about a second")
@@ -115,6 +116,10 @@ func TestSayInterrupted(t *testing.T) {
 	if code := run(args, &bytes.Buffer{}, stderr); code != exitSignal+int(syscall.SIGINT) {
 		t.Fatalf("exit %d, want 130; stderr %s", code, tail(stderr.String()))
 	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("an interrupted say wrote %s (only %s.partial may hold the partial audio)", out, out)
+	}
+	out += ".partial"
 	rate, ch, n := soxSamples(t, out)
 	head, err := exec.Command("sox", "--i", "-s", out).Output()
 	if err != nil {

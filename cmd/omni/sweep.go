@@ -37,7 +37,7 @@ func parseInts(flag, s string, hi int) ([]int, error) {
 		}
 		v, err := strconv.Atoi(f)
 		if err != nil {
-			return nil, fmt.Errorf("sweep: --%s entry %q is not an integer", flag, f)
+			return nil, usageErrorf("sweep: --%s entry %q is not an integer", flag, f)
 		}
 		if err := inRange("sweep: --"+flag+" entry", v, 1, hi); err != nil {
 			return nil, err
@@ -142,7 +142,7 @@ func parseSplits(s string) ([][2]int, error) {
 		out = append(out, pair)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("sweep: --sweep-threads %q is empty", s)
+		return nil, usageErrorf("sweep: --sweep-threads %q is empty", s)
 	}
 	return out, nil
 }

@@ -29,7 +29,7 @@ func (c *tokenizeCmd) Run(g *Globals, _ context.Context) error {
 		for i, f := range strings.Split(c.Decode, ",") {
 			v, err := strconv.ParseInt(strings.TrimSpace(f), 10, 32)
 			if err != nil {
-				return fmt.Errorf("tokenize: --decode item %d %q is not an id", i, f)
+				return usageErrorf("tokenize: --decode item %d %q is not an id", i, f)
 			}
 			ids = append(ids, int32(v))
 		}
