@@ -48,7 +48,7 @@ func Load(path string, b Backend, precision string) (*Model, error) {
 		return nil, err
 	}
 	file := filepath.Join(dir, "model.safetensors")
-	f, err := safetensors.OpenSafetensors(file)
+	f, err := safetensors.Open(file)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("codec: %s: no model.safetensors", dir)

@@ -33,7 +33,7 @@ func writeEdited(t *testing.T, edit func(ts []safetensors.WriteTensor) []safeten
 		ts = append(ts, safetensors.WriteTensor{Name: tn.Name, DType: safetensors.F32, Shape: tn.Shape, Data: b})
 	}
 	ts = edit(ts)
-	if err := safetensors.WriteSafetensors(filepath.Join(dir, "model.safetensors"), ts, nil); err != nil {
+	if err := safetensors.Write(filepath.Join(dir, "model.safetensors"), ts, nil); err != nil {
 		t.Fatal(err)
 	}
 	return dir

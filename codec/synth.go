@@ -142,5 +142,5 @@ func WriteSynthetic(dir string, cfg Config, seed uint64) error {
 				return err
 			}})
 	}
-	return safetensors.WriteSafetensors(filepath.Join(dir, "model.safetensors"), ts, map[string]string{"format": "pt"})
+	return safetensors.Write(filepath.Join(dir, "model.safetensors"), ts, map[string]string{"format": "pt"})
 }

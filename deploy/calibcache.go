@@ -32,7 +32,7 @@ func DefaultCacheDir() (string, error) {
 // hex digits of the SHA-1 of a JSON object holding the hardware class, CPU
 // model, sorted CPU flags, GPU name, GPU memory in 256 MiB units, physical
 // cores and the model name.
-func Fingerprint(h sched.HardwareProfile, model string) string {
+func Fingerprint(h HardwareProfile, model string) string {
 	flags := slices.Clone(h.CPUFlags)
 	slices.Sort(flags)
 	key := map[string]any{
@@ -40,7 +40,7 @@ func Fingerprint(h sched.HardwareProfile, model string) string {
 		"cpu_model":      h.CPUModel,
 		"cpu_flags":      flags,
 		"gpu_name":       h.GPUName,
-		"gpu_mem_256mib": h.GPUMemBytes / (256 * sched.MiB),
+		"gpu_mem_256mib": h.GPUMemBytes / (256 * MiB),
 		"physical_cores": h.NPhysical,
 		"model":          model,
 	}

@@ -14,7 +14,7 @@ import (
 
 func TestCalibrationCache(t *testing.T) {
 	dir := t.TempDir()
-	hw := sched.HardwareProfile{Arch: "x86_64", CPUModel: "test cpu", CPUFlags: []string{"avx2", "avx512"}, NLogical: 4, NPhysical: 4}
+	hw := HardwareProfile{Arch: "x86_64", CPUModel: "test cpu", CPUFlags: []string{"avx2", "avx512"}, NLogical: 4, NPhysical: 4}
 	fp := Fingerprint(hw, "Qwen3-TTS-0.6B")
 	if len(fp) != 16 {
 		t.Fatalf("fingerprint %q is not 16 hex digits", fp)
@@ -50,7 +50,7 @@ func TestHWProfileOverride(t *testing.T) {
 		t.Errorf("override: %+v", h)
 	}
 	t.Setenv(EnvHWProfile, `{"arch": "aarch64", "n_logical": 1, "accelerator": "npu:qualcomm"}`)
-	if h, err := ProbeHost(); err != nil || h.Class() != sched.NPUPhone || h.Source != "override:inline" {
+	if h, err := ProbeHost(); err != nil || h.Class() != NPUPhone || h.Source != "override:inline" {
 		t.Errorf("inline override: %+v, %v", h, err)
 	}
 	t.Setenv(EnvHWProfile, `{"n_logical": 0}`)
@@ -81,9 +81,9 @@ func TestProbeHostThisMachine(t *testing.T) {
 	t.Logf("host: %s, %d logical / %d physical, flags %v, L2 %d L3 %d, RAM %d / %d", h.CPUModel, h.NLogical, h.NPhysical, h.CPUFlags, h.L2Bytes, h.L3Bytes, h.RAMAvailableBytes, h.RAMTotalBytes)
 }
 
-func rk3588(t *testing.T) *sched.HardwareProfile {
+func rk3588(t *testing.T) *HardwareProfile {
 	t.Helper()
-	h, err := sched.ProbeFS(os.DirFS("../sched/testdata/rk3588"), "arm64")
+	h, err := ProbeFS(os.DirFS("testdata/rk3588"), "arm64")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestResolveAutoRK3588(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Class != sched.ARM64CPU || p.MaxNumSeqs != 1 || p.ModelThreads != 3 || p.CodecThreads != 1 {
+	if p.Class != ARM64CPU || p.MaxNumSeqs != 1 || p.ModelThreads != 3 || p.CodecThreads != 1 {
 		t.Errorf("auto on RK3588: class %s seqs %d threads %d/%d", p.Class, p.MaxNumSeqs, p.ModelThreads, p.CodecThreads)
 	}
 	if !p.ChunkAdaptive || !slices.Equal(p.ChunkRamp, []int{2, 4, 8, 16, 25}) || p.ChunkMinFrames != 3 || p.ChunkMarginMS != 160 {
@@ -104,7 +104,7 @@ func TestResolveAutoRK3588(t *testing.T) {
 	if p.Memory.KVBytes <= 0 || p.BytesPerToken != 229376 || p.KVCacheBytes != sched.KVBytesForSeqs(1, 2048, 229376, 16) {
 		t.Errorf("KV: budget %d bpt %d cache %d", p.Memory.KVBytes, p.BytesPerToken, p.KVCacheBytes)
 	}
-	for _, f := range sched.Fields() {
+	for _, f := range Fields() {
 		if p.Derivation[f] == "" {
 			t.Errorf("no derivation for %s", f)
 		}
@@ -135,9 +135,9 @@ func TestResolveAutoAppliesCachedCalibration(t *testing.T) {
 	}
 }
 
-func x86(availGiB int64) *sched.HardwareProfile {
-	return &sched.HardwareProfile{Arch: "x86_64", CPUFlags: []string{"avx2", "avx512", "avx512_bf16"}, SupportsBF16: true,
-		NLogical: 8, NPhysical: 8, RAMTotalBytes: 2 * availGiB * sched.GiB, RAMAvailableBytes: availGiB * sched.GiB, Accelerator: "none"}
+func x86(availGiB int64) *HardwareProfile {
+	return &HardwareProfile{Arch: "x86_64", CPUFlags: []string{"avx2", "avx512", "avx512_bf16"}, SupportsBF16: true,
+		NLogical: 8, NPhysical: 8, RAMTotalBytes: 2 * availGiB * GiB, RAMAvailableBytes: availGiB * GiB, Accelerator: "none"}
 }
 
 func TestResolveEdge(t *testing.T) {
@@ -161,7 +161,7 @@ func TestResolveEdge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if small.MaxNumSeqs >= 4 || !sched.AdmissionAllowsNoPreemption(small.Memory.KVBytes, small.MaxNumSeqs, 4096, 114688, 16) {
+	if small.MaxNumSeqs >= 4 || sched.MaxSeqsWithoutPreemption(small.Memory.KVBytes, 4096, 114688, 16) < small.MaxNumSeqs {
 		t.Errorf("edge on 4 GiB: max_num_seqs %d with KV %d", small.MaxNumSeqs, small.Memory.KVBytes)
 	}
 }
@@ -170,13 +170,13 @@ func TestResolveRefusesWhatDoesNotFit(t *testing.T) {
 	// A 3 GiB host: the original clamped max_num_seqs to 1 anyway; omni
 	// refuses with the numbers.
 	tiny := x86(3)
-	_, err := Resolve(ResolveOptions{Hardware: tiny, WeightsBytes: 2 * sched.GiB, CacheDir: "-", ProfileDir: t.TempDir()})
-	if !errors.Is(err, sched.ErrNoFit) || !strings.Contains(err.Error(), "not even one sequence") {
+	_, err := Resolve(ResolveOptions{Hardware: tiny, WeightsBytes: 2 * GiB, CacheDir: "-", ProfileDir: t.TempDir()})
+	if !errors.Is(err, ErrNoFit) || !strings.Contains(err.Error(), "not even one sequence") {
 		t.Errorf("tiny host: %v, want a no-fit error", err)
 	}
 	n := 64
-	_, err = Resolve(ResolveOptions{Hardware: x86(8), CacheDir: "-", ProfileDir: t.TempDir(), Flags: sched.Overrides{MaxNumSeqs: &n}})
-	var fe *sched.FitError
+	_, err = Resolve(ResolveOptions{Hardware: x86(8), CacheDir: "-", ProfileDir: t.TempDir(), Flags: Overrides{MaxNumSeqs: &n}})
+	var fe *FitError
 	if !errors.As(err, &fe) || fe.Want != 64 || fe.Fit >= 64 {
 		t.Errorf("--max-num-seqs 64 on 8 GiB: %v, want a FitError", err)
 	}
@@ -200,7 +200,7 @@ func TestResolveUserFilesAndFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	three := 3
-	p, err = Resolve(ResolveOptions{Profile: "box", Hardware: x86(16), CacheDir: "-", ProfileDir: dir, Flags: sched.Overrides{MaxNumSeqs: &three}})
+	p, err = Resolve(ResolveOptions{Profile: "box", Hardware: x86(16), CacheDir: "-", ProfileDir: dir, Flags: Overrides{MaxNumSeqs: &three}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,18 +235,18 @@ func TestDerivedBudgetsNeverAllowPreemption(t *testing.T) {
 	// available with avx2 on 4 cores, Jetson 8 GiB unified bf16, a 48 GiB
 	// discrete GPU (its pool given as RAM here); 2 GiB of weights.
 	geom := sched.Qwen3TTSTalker()
-	for _, hw := range []sched.HardwareProfile{
-		{Arch: "x86_64", CPUFlags: []string{"avx2"}, NLogical: 4, NPhysical: 4, RAMTotalBytes: 8 * sched.GiB, RAMAvailableBytes: 6 * sched.GiB, Accelerator: "none"},
-		{Arch: "aarch64", NLogical: 6, NPhysical: 6, RAMTotalBytes: 8 * sched.GiB, RAMAvailableBytes: 8 * sched.GiB, Accelerator: "cuda_unified", SupportsBF16: true},
-		{Arch: "x86_64", NLogical: 32, NPhysical: 16, RAMTotalBytes: 48 * sched.GiB, RAMAvailableBytes: 48 * sched.GiB, Accelerator: "cuda_discrete", SupportsBF16: true},
+	for _, hw := range []HardwareProfile{
+		{Arch: "x86_64", CPUFlags: []string{"avx2"}, NLogical: 4, NPhysical: 4, RAMTotalBytes: 8 * GiB, RAMAvailableBytes: 6 * GiB, Accelerator: "none"},
+		{Arch: "aarch64", NLogical: 6, NPhysical: 6, RAMTotalBytes: 8 * GiB, RAMAvailableBytes: 8 * GiB, Accelerator: "cuda_unified", SupportsBF16: true},
+		{Arch: "x86_64", NLogical: 32, NPhysical: 16, RAMTotalBytes: 48 * GiB, RAMAvailableBytes: 48 * GiB, Accelerator: "cuda_discrete", SupportsBF16: true},
 	} {
-		p, err := Resolve(ResolveOptions{Profile: "auto", Hardware: &hw, WeightsBytes: 2 * sched.GiB, CacheDir: "-", ProfileDir: t.TempDir()})
+		p, err := Resolve(ResolveOptions{Profile: "auto", Hardware: &hw, WeightsBytes: 2 * GiB, CacheDir: "-", ProfileDir: t.TempDir()})
 		if err != nil {
 			t.Errorf("%s: %v", hw.Class(), err)
 			continue
 		}
 		bpt := geom.BytesPerToken("float32")
-		if p.MaxNumSeqs < 1 || !sched.AdmissionAllowsNoPreemption(p.Memory.KVBytes, p.MaxNumSeqs, p.MaxModelLen, bpt, 16) {
+		if p.MaxNumSeqs < 1 || sched.MaxSeqsWithoutPreemption(p.Memory.KVBytes, p.MaxModelLen, bpt, 16) < p.MaxNumSeqs {
 			t.Errorf("%s: max_num_seqs %d at %d tokens does not fit KV %d", hw.Class(), p.MaxNumSeqs, p.MaxModelLen, p.Memory.KVBytes)
 		}
 	}
@@ -255,7 +255,7 @@ func TestDerivedBudgetsNeverAllowPreemption(t *testing.T) {
 // TestResolveTwoCPUsOverlap: on two CPUs the model takes both and the codec
 // one thread beside it (the measured best split, RATIONALE), not 1 / 1.
 func TestResolveTwoCPUsOverlap(t *testing.T) {
-	hw := &sched.HardwareProfile{Arch: "x86_64", CPUModel: "test", CPUFlags: []string{"avx2"}, NLogical: 2, NPhysical: 2,
+	hw := &HardwareProfile{Arch: "x86_64", CPUModel: "test", CPUFlags: []string{"avx2"}, NLogical: 2, NPhysical: 2,
 		RAMTotalBytes: 8 << 30, RAMAvailableBytes: 6 << 30}
 	p, err := Resolve(ResolveOptions{Profile: "auto", Hardware: hw, CacheDir: t.TempDir(), ProfileDir: t.TempDir()})
 	if err != nil {

@@ -4,13 +4,12 @@ import (
 	"fmt"
 
 	"github.com/omni-tts/omni/deploy"
-	"github.com/omni-tts/omni/sched"
 )
 
 func ExampleResolve() {
-	hw := sched.HardwareProfile{Arch: "x86_64", NLogical: 8, NPhysical: 8,
+	hw := deploy.HardwareProfile{Arch: "x86_64", NLogical: 8, NPhysical: 8,
 		CPUFlags: []string{"avx2", "avx512", "avx512_bf16"}, SupportsBF16: true,
-		RAMTotalBytes: 16 * sched.GiB, RAMAvailableBytes: 12 * sched.GiB}
+		RAMTotalBytes: 16 * deploy.GiB, RAMAvailableBytes: 12 * deploy.GiB}
 	p, err := deploy.Resolve(deploy.ResolveOptions{Profile: "auto", Hardware: &hw, CacheDir: "-", ProfileDir: "-"})
 	if err != nil {
 		panic(err)

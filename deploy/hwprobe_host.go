@@ -3,7 +3,6 @@ package deploy
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/omni-tts/omni/sched"
 	"os"
 	"runtime"
 	"sort"
@@ -20,25 +19,25 @@ const EnvHWProfile = "OMNI_HW_PROFILE"
 // ProbeHost describes this machine: the profile named by OMNI_HW_PROFILE if
 // set, else ProbeFS over "/" with the CPU flags, model, physical cores and
 // caches taken from the CPU itself (x/sys/cpu, cpuid) where it knows them.
-func ProbeHost() (sched.HardwareProfile, error) {
+func ProbeHost() (HardwareProfile, error) {
 	if v := os.Getenv(EnvHWProfile); v != "" {
 		return LoadHardwareProfile(v)
 	}
-	h, err := sched.ProbeFS(os.DirFS("/"), runtime.GOARCH)
+	h, err := ProbeFS(os.DirFS("/"), runtime.GOARCH)
 	if err != nil {
-		return sched.HardwareProfile{}, err
+		return HardwareProfile{}, err
 	}
 	h.Source = "probe:/"
 	fillFromCPU(&h)
 	if err := h.Validate(); err != nil {
-		return sched.HardwareProfile{}, err
+		return HardwareProfile{}, err
 	}
 	return h, nil
 }
 
 // LoadHardwareProfile reads a JSON hardware profile from a path, or parses
 // it directly when spec starts with "{". Source becomes "override:<spec>".
-func LoadHardwareProfile(spec string) (sched.HardwareProfile, error) {
+func LoadHardwareProfile(spec string) (HardwareProfile, error) {
 	var b []byte
 	src := "override:inline"
 	if strings.HasPrefix(strings.TrimSpace(spec), "{") {
@@ -46,17 +45,17 @@ func LoadHardwareProfile(spec string) (sched.HardwareProfile, error) {
 	} else {
 		var err error
 		if b, err = os.ReadFile(spec); err != nil {
-			return sched.HardwareProfile{}, fmt.Errorf("deploy: %s: %w", EnvHWProfile, err)
+			return HardwareProfile{}, fmt.Errorf("deploy: %s: %w", EnvHWProfile, err)
 		}
 		src = "override:" + spec
 	}
-	var h sched.HardwareProfile
+	var h HardwareProfile
 	if err := json.Unmarshal(b, &h); err != nil {
-		return sched.HardwareProfile{}, fmt.Errorf("deploy: hardware profile %s: %w", src, err)
+		return HardwareProfile{}, fmt.Errorf("deploy: hardware profile %s: %w", src, err)
 	}
-	h.Arch = sched.NormaliseArch(h.Arch)
+	h.Arch = NormaliseArch(h.Arch)
 	if h.Arch == "" {
-		h.Arch = sched.NormaliseArch(runtime.GOARCH)
+		h.Arch = NormaliseArch(runtime.GOARCH)
 	}
 	if h.Accelerator == "" {
 		h.Accelerator = "none"
@@ -73,14 +72,14 @@ func LoadHardwareProfile(spec string) (sched.HardwareProfile, error) {
 	}
 	h.Source = src
 	if err := h.Validate(); err != nil {
-		return sched.HardwareProfile{}, fmt.Errorf("%w (in %s)", err, src)
+		return HardwareProfile{}, fmt.Errorf("%w (in %s)", err, src)
 	}
 	return h, nil
 }
 
 // fillFromCPU overrides the flags with what the running CPU and OS support
 // and fills model, cores and caches the file system did not give.
-func fillFromCPU(h *sched.HardwareProfile) {
+func fillFromCPU(h *HardwareProfile) {
 	if f := hostFlags(h.Arch); f != nil {
 		h.CPUFlags = f
 		h.FillSupport()

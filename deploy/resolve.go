@@ -18,14 +18,14 @@ const EnvProfileDir = "OMNI_PROFILE_DIR"
 
 // ResolveOptions say what to resolve a profile for.
 type ResolveOptions struct {
-	Profile      string                 // auto (default), edge, a user profile name, or a JSON file path
-	Hardware     *sched.HardwareProfile // nil: ProbeHost (OMNI_HW_PROFILE or the probe)
-	Model        string                 // model name or directory, part of the calibration key
-	Geometry     sched.KVGeometry       // zero: the Qwen3-TTS talker
-	WeightsBytes int64                  // checkpoint bytes; 0 = unknown
-	CacheDir     string                 // calibration cache root; "": DefaultCacheDir; "-": none
-	ProfileDir   string                 // user profiles; "": DefaultProfileDir; "-": none
-	Flags        sched.Overrides        // explicit flags: they win over every profile
+	Profile      string           // auto (default), edge, a user profile name, or a JSON file path
+	Hardware     *HardwareProfile // nil: ProbeHost (OMNI_HW_PROFILE or the probe)
+	Model        string           // model name or directory, part of the calibration key
+	Geometry     sched.KVGeometry // zero: the Qwen3-TTS talker
+	WeightsBytes int64            // checkpoint bytes; 0 = unknown
+	CacheDir     string           // calibration cache root; "": DefaultCacheDir; "-": none
+	ProfileDir   string           // user profiles; "": DefaultProfileDir; "-": none
+	Flags        Overrides        // explicit flags: they win over every profile
 }
 
 // DefaultProfileDir is $OMNI_PROFILE_DIR, else <user config dir>/omni/profiles.
@@ -44,7 +44,7 @@ func DefaultProfileDir() string {
 // auto) and the values it overrides.
 type profileFile struct {
 	Base string `json:"base"`
-	sched.Overrides
+	Overrides
 }
 
 // readProfileFile decodes a user profile, refusing unknown fields.
@@ -59,8 +59,8 @@ func readProfileFile(path string) (profileFile, error) {
 	if err := d.Decode(&f); err != nil {
 		return profileFile{}, fmt.Errorf("deploy: deploy profile %s: %w", path, err)
 	}
-	if f.Base != "" && f.Base != sched.ProfileAuto && f.Base != sched.ProfileEdge {
-		return profileFile{}, fmt.Errorf("deploy: deploy profile %s: base %q, want %q or %q", path, f.Base, sched.ProfileAuto, sched.ProfileEdge)
+	if f.Base != "" && f.Base != ProfileAuto && f.Base != ProfileEdge {
+		return profileFile{}, fmt.Errorf("deploy: deploy profile %s: base %q, want %q or %q", path, f.Base, ProfileAuto, ProfileEdge)
 	}
 	return f, nil
 }
@@ -69,7 +69,7 @@ func readProfileFile(path string) (profileFile, error) {
 // top of it (if any).
 func locate(name, dir string) (base, file string, err error) {
 	if name == "" {
-		name = sched.ProfileAuto
+		name = ProfileAuto
 	}
 	isPath := strings.ContainsAny(name, `/\`) || strings.HasSuffix(name, ".json")
 	if isPath {
@@ -84,13 +84,13 @@ func locate(name, dir string) (base, file string, err error) {
 			user = p
 		}
 	}
-	if name == sched.ProfileAuto || name == sched.ProfileEdge {
+	if name == ProfileAuto || name == ProfileEdge {
 		return name, user, nil
 	}
 	if user != "" {
 		return "", user, nil
 	}
-	avail := []string{sched.ProfileAuto, sched.ProfileEdge}
+	avail := []string{ProfileAuto, ProfileEdge}
 	if dir != "" {
 		if m, _ := filepath.Glob(filepath.Join(dir, "*.json")); len(m) > 0 {
 			for _, p := range m {
@@ -115,7 +115,7 @@ func fileExists(path string) bool {
 // The result always admits max_num_seqs without preemption: when it cannot
 // (not even one sequence fits, or an explicit max_num_seqs does not) it is
 // an error with the numbers.
-func Resolve(o ResolveOptions) (sched.Profile, error) {
+func Resolve(o ResolveOptions) (Profile, error) {
 	dir := o.ProfileDir
 	if dir == "" {
 		dir = DefaultProfileDir()
@@ -124,49 +124,49 @@ func Resolve(o ResolveOptions) (sched.Profile, error) {
 	}
 	base, file, err := locate(o.Profile, dir)
 	if err != nil {
-		return sched.Profile{}, err
+		return Profile{}, err
 	}
 	var uf profileFile
 	if file != "" {
 		if uf, err = readProfileFile(file); err != nil {
-			return sched.Profile{}, err
+			return Profile{}, err
 		}
 		if base == "" {
 			base = uf.Base
 			if base == "" {
-				base = sched.ProfileAuto
+				base = ProfileAuto
 			}
 		} else if uf.Base != "" && uf.Base != base {
-			return sched.Profile{}, fmt.Errorf("deploy: deploy profile %s overrides %s but names base %q", file, base, uf.Base)
+			return Profile{}, fmt.Errorf("deploy: deploy profile %s overrides %s but names base %q", file, base, uf.Base)
 		}
 	}
-	var hw sched.HardwareProfile
+	var hw HardwareProfile
 	if o.Hardware != nil {
 		hw = *o.Hardware
 	} else if hw, err = ProbeHost(); err != nil {
-		return sched.Profile{}, err
+		return Profile{}, err
 	}
 	if err := hw.Validate(); err != nil {
-		return sched.Profile{}, err
+		return Profile{}, err
 	}
 	geom := o.Geometry
 	if geom == (sched.KVGeometry{}) {
 		geom = sched.Qwen3TTSTalker()
 	}
 	if err := geom.Validate(); err != nil {
-		return sched.Profile{}, err
+		return Profile{}, err
 	}
 	class := hw.Class()
-	cd, err := sched.Defaults(class)
+	cd, err := Defaults(class)
 	if err != nil {
-		return sched.Profile{}, err
+		return Profile{}, err
 	}
 
 	name := o.Profile
 	if name == "" {
-		name = sched.ProfileAuto
+		name = ProfileAuto
 	}
-	p := sched.Profile{Name: name, Class: class, Hardware: hw, Derivation: map[string]string{}}
+	p := Profile{Name: name, Class: class, Hardware: hw, Derivation: map[string]string{}}
 	why := p.Derivation
 	src := hw.Source
 	if src == "" {
@@ -177,7 +177,7 @@ func Resolve(o ResolveOptions) (sched.Profile, error) {
 	// Base values.
 	explicitSeqs := false
 	switch base {
-	case sched.ProfileEdge:
+	case ProfileEdge:
 		p.MaxNumSeqs, p.MaxModelLen = 4, 4096
 		p.ChunkRamp, p.ChunkFrames, p.LeftContextFrames = sched.DefaultRamp(), sched.DefaultChunkFrames, sched.DefaultLeftContextFrames
 		p.ChunkAdaptive, p.ChunkMinFrames, p.ChunkMarginMS = false, 2, 50
@@ -199,9 +199,9 @@ func Resolve(o ResolveOptions) (sched.Profile, error) {
 		why["chunk_safety_margin_ms"] = fmt.Sprintf("class %s default", class)
 	}
 	cpus := hw.BigCPUs()
-	mc, cc := sched.SplitCPUs(cpus, sched.ModelShare)
+	mc, cc := SplitCPUs(cpus, ModelShare)
 	p.ModelThreads, p.CodecThreads = len(mc), len(cc)
-	split := fmt.Sprintf("2/3 of the fastest cluster's %d CPUs (%s) to the model, the rest (%s) to the codec", len(cpus), sched.FormatCPURanges(mc), sched.FormatCPURanges(cc))
+	split := fmt.Sprintf("2/3 of the fastest cluster's %d CPUs (%s) to the model, the rest (%s) to the codec", len(cpus), FormatCPURanges(mc), FormatCPURanges(cc))
 	if len(cpus) == 2 {
 		// Two CPUs: overlap instead of partition. The generation (the
 		// bound stage) takes both and the codec one more thread beside it,
@@ -218,7 +218,7 @@ func Resolve(o ResolveOptions) (sched.Profile, error) {
 
 	// Cached calibration (auto only).
 	p.Fingerprint = Fingerprint(hw, o.Model)
-	if base == sched.ProfileAuto && o.CacheDir != "-" {
+	if base == ProfileAuto && o.CacheDir != "-" {
 		cache := o.CacheDir
 		if cache == "" {
 			cache, _ = DefaultCacheDir()
@@ -226,7 +226,7 @@ func Resolve(o ResolveOptions) (sched.Profile, error) {
 		if cache != "" {
 			cal, found, err := LoadCalibration(cache, p.Fingerprint)
 			if err != nil {
-				return sched.Profile{}, err
+				return Profile{}, err
 			}
 			if found {
 				at := "calibration " + CalibrationPath(cache, p.Fingerprint)
@@ -250,7 +250,7 @@ func Resolve(o ResolveOptions) (sched.Profile, error) {
 
 	// User file, then flags.
 	for _, layer := range []struct {
-		ov   sched.Overrides
+		ov   Overrides
 		what string
 	}{{uf.Overrides, "user profile " + file}, {o.Flags, "flag"}} {
 		ov := layer.ov
@@ -284,13 +284,13 @@ func Resolve(o ResolveOptions) (sched.Profile, error) {
 		}
 	}
 	if !(kvFrac > 0 && kvFrac <= 1) {
-		return sched.Profile{}, fmt.Errorf("deploy: profile %s: kv_fraction %v outside (0, 1]", p.Name, kvFrac)
+		return Profile{}, fmt.Errorf("deploy: profile %s: kv_fraction %v outside (0, 1]", p.Name, kvFrac)
 	}
 	if headroom < 0 || weights < 0 {
-		return sched.Profile{}, fmt.Errorf("deploy: profile %s: headroom %d / weights %d bytes is negative", p.Name, headroom, weights)
+		return Profile{}, fmt.Errorf("deploy: profile %s: headroom %d / weights %d bytes is negative", p.Name, headroom, weights)
 	}
 	if err := p.Validate(); err != nil {
-		return sched.Profile{}, err
+		return Profile{}, err
 	}
 
 	// Memory budget and admission, on the final numbers.
@@ -298,7 +298,7 @@ func Resolve(o ResolveOptions) (sched.Profile, error) {
 	if pool == 0 {
 		pool, poolWhy = hw.RAMTotalBytes, "total RAM (available unknown)"
 	}
-	p.Memory = sched.NewMemoryBudget(pool, weights, headroom, kvFrac)
+	p.Memory = NewMemoryBudget(pool, weights, headroom, kvFrac)
 	wWhy := fmt.Sprintf("weights %.1f MiB", mib(weights))
 	if weights == 0 {
 		wWhy = "weights unknown (0)"
@@ -312,13 +312,13 @@ func Resolve(o ResolveOptions) (sched.Profile, error) {
 	p.MaxSeqsFit = sched.MaxSeqsWithoutPreemption(p.Memory.KVBytes, p.MaxModelLen, p.BytesPerToken, sched.DefaultBlockSize)
 	why["max_seqs_without_preemption"] = fmt.Sprintf("floor(KV %d B / (ceil(%d / 16) × 16 tokens × %d B/token))", p.Memory.KVBytes, p.MaxModelLen, p.BytesPerToken)
 	if explicitSeqs {
-		if err := sched.CheckAdmission(p.Memory.KVBytes, p.MaxNumSeqs, p.MaxModelLen, p.BytesPerToken); err != nil {
-			return sched.Profile{}, fmt.Errorf("deploy profile %s: %w", p.Name, err)
+		if err := CheckAdmission(p.Memory.KVBytes, p.MaxNumSeqs, p.MaxModelLen, p.BytesPerToken); err != nil {
+			return Profile{}, fmt.Errorf("deploy profile %s: %w", p.Name, err)
 		}
 	} else {
-		n, err := sched.SizeMaxNumSeqs(p.MaxNumSeqs, p.Memory.KVBytes, p.MaxModelLen, p.BytesPerToken)
+		n, err := SizeMaxNumSeqs(p.MaxNumSeqs, p.Memory.KVBytes, p.MaxModelLen, p.BytesPerToken)
 		if err != nil {
-			return sched.Profile{}, fmt.Errorf("deploy profile %s: %w", p.Name, err)
+			return Profile{}, fmt.Errorf("deploy profile %s: %w", p.Name, err)
 		}
 		why["max_num_seqs"] = fmt.Sprintf("min(%s, %d admitted without preemption) = %d", why["max_num_seqs"], p.MaxSeqsFit, n)
 		p.MaxNumSeqs = n
@@ -350,9 +350,6 @@ func WeightsBytesIn(dir string) (int64, error) {
 	}
 	return total, nil
 }
-
-// mib converts bytes to MiB for derivation texts.
-func mib(b int64) float64 { return float64(b) / float64(sched.MiB) }
 
 // override applies one profile override: when v is set, *dst takes its
 // value and set records who chose key. It reports whether v was set.

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"github.com/omni-tts/omni/safetensors"
 	"math"
 	"os"
 	"path/filepath"
@@ -47,7 +48,7 @@ func synthFiles(t *testing.T) map[string][]byte {
 	for i := range 64 {
 		binary.LittleEndian.PutUint32(w[4*i:], math.Float32bits(float32(i)))
 	}
-	if err := predictor.WriteSafetensors(codec, []predictor.WriteTensor{{Name: "decoder.pre_conv.conv.weight", DType: predictor.F32, Shape: []int{8, 8}, Data: w}}, nil); err != nil {
+	if err := safetensors.Write(codec, []safetensors.WriteTensor{{Name: "decoder.pre_conv.conv.weight", DType: safetensors.F32, Shape: []int{8, 8}, Data: w}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	files["speech_tokenizer/model.safetensors"], _ = os.ReadFile(codec)
@@ -339,9 +340,9 @@ func TestPullShardedAndRevision(t *testing.T) {
 	}
 	ts := src.Tensors()
 	wm := map[string]string{}
-	for k, part := range [][]predictor.TensorInfo{ts[:len(ts)/2], ts[len(ts)/2:]} {
+	for k, part := range [][]safetensors.TensorInfo{ts[:len(ts)/2], ts[len(ts)/2:]} {
 		name := []string{"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}[k]
-		var wt []predictor.WriteTensor
+		var wt []safetensors.WriteTensor
 		for _, ti := range part {
 			v := make([]float32, ti.Elems())
 			if err := src.ReadF32(ti.Name, v); err != nil {
@@ -351,11 +352,11 @@ func TestPullShardedAndRevision(t *testing.T) {
 			for i, x := range v {
 				binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
 			}
-			wt = append(wt, predictor.WriteTensor{Name: ti.Name, DType: predictor.F32, Shape: ti.Shape, Data: b})
+			wt = append(wt, safetensors.WriteTensor{Name: ti.Name, DType: safetensors.F32, Shape: ti.Shape, Data: b})
 			wm[ti.Name] = name
 		}
 		p := filepath.Join(dir, name)
-		if err := predictor.WriteSafetensors(p, wt, nil); err != nil {
+		if err := safetensors.Write(p, wt, nil); err != nil {
 			t.Fatal(err)
 		}
 		files[name], _ = os.ReadFile(p)

@@ -2,6 +2,7 @@ package predictor_test
 
 import (
 	"fmt"
+	"github.com/omni-tts/omni/safetensors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -22,7 +23,7 @@ type memSource struct {
 func (s *memSource) Config() *predictor.Config { return s.cfg }
 func (s *memSource) Close() error              { return nil }
 
-func (s *memSource) Tensors() []predictor.TensorInfo { return nil }
+func (s *memSource) Tensors() []safetensors.TensorInfo { return nil }
 
 func (s *memSource) ReadF32(name string, dst []float32) error {
 	t, ok := s.tensors[name]

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/omni-tts/omni/safetensors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -25,9 +26,9 @@ const (
 type dirSource struct {
 	dir     string
 	cfg     *Config
-	files   []*Safetensors
-	byName  map[string]*Safetensors
-	tensors []TensorInfo
+	files   []*safetensors.File
+	byName  map[string]*safetensors.File
+	tensors []safetensors.TensorInfo
 }
 
 // OpenCheckpoint opens a Hugging Face Qwen3-TTS checkpoint directory, checks
@@ -50,7 +51,7 @@ func OpenCheckpoint(dir string) (Source, error) {
 	if err != nil {
 		return nil, inFile(dir, err)
 	}
-	s := &dirSource{dir: dir, cfg: cfg, byName: map[string]*Safetensors{}}
+	s := &dirSource{dir: dir, cfg: cfg, byName: map[string]*safetensors.File{}}
 	if err := s.openWeights(); err != nil {
 		s.Close()
 		return nil, err
@@ -70,7 +71,7 @@ func OpenCheckpoint(dir string) (Source, error) {
 func (s *dirSource) openWeights() error {
 	single := filepath.Join(s.dir, WeightsFile)
 	if _, err := os.Stat(single); err == nil {
-		f, err := OpenSafetensors(single)
+		f, err := safetensors.Open(single)
 		if err != nil {
 			return err
 		}
@@ -94,14 +95,14 @@ func (s *dirSource) openWeights() error {
 	if len(idx.WeightMap) == 0 {
 		return inFile(idxPath, formatError("empty weight_map"))
 	}
-	shards := map[string]*Safetensors{}
+	shards := map[string]*safetensors.File{}
 	for _, name := range sortedKeys(idx.WeightMap) {
 		file := idx.WeightMap[name]
 		if file == "" || filepath.Base(file) != file {
 			return inFile(idxPath, formatError("tensor %s: shard %q is not a file name in the checkpoint directory", name, file))
 		}
 		if _, ok := shards[file]; !ok {
-			f, err := OpenSafetensors(filepath.Join(s.dir, file))
+			f, err := safetensors.Open(filepath.Join(s.dir, file))
 			if err != nil {
 				return err
 			}
@@ -109,7 +110,7 @@ func (s *dirSource) openWeights() error {
 			s.add(f)
 		}
 		if _, ok := shards[file].Info(name); !ok {
-			return &TensorError{File: shards[file].Path(), Name: name, Index: -1,
+			return &safetensors.TensorError{File: shards[file].Path(), Name: name, Index: -1,
 				Err: fmt.Errorf("%w: %s lists it in this shard", ErrNoTensor, IndexFile)}
 		}
 	}
@@ -125,13 +126,13 @@ func (s *dirSource) openWeights() error {
 
 // add registers a file's tensors; a name held by two shards is caught by the
 // weight_map check above (each name maps to one file).
-func (s *dirSource) add(f *Safetensors) {
+func (s *dirSource) add(f *safetensors.File) {
 	s.files = append(s.files, f)
 	for _, t := range f.Tensors() {
 		s.byName[t.Name] = f
 		s.tensors = append(s.tensors, t)
 	}
-	slices.SortFunc(s.tensors, func(a, b TensorInfo) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(s.tensors, func(a, b safetensors.TensorInfo) int { return strings.Compare(a.Name, b.Name) })
 }
 
 // String returns the checkpoint directory.
@@ -142,8 +143,8 @@ func (s *dirSource) Config() *Config { return s.cfg }
 
 // Tensors implements Source: every tensor of every shard (including ones
 // the graph does not use, such as the speaker encoder), sorted by name.
-func (s *dirSource) Tensors() []TensorInfo {
-	out := make([]TensorInfo, len(s.tensors))
+func (s *dirSource) Tensors() []safetensors.TensorInfo {
+	out := make([]safetensors.TensorInfo, len(s.tensors))
 	for i, t := range s.tensors {
 		t.Shape = append([]int(nil), t.Shape...)
 		out[i] = t
@@ -169,7 +170,7 @@ func (s *dirSource) FileOf(name string) string {
 func (s *dirSource) ReadF32(name string, dst []float32) error {
 	f, ok := s.byName[name]
 	if !ok {
-		return &TensorError{File: s.dir, Name: name, Index: -1, Err: ErrNoTensor}
+		return &safetensors.TensorError{File: s.dir, Name: name, Index: -1, Err: ErrNoTensor}
 	}
 	if err := f.ReadF32(name, dst); err != nil {
 		return err
@@ -184,7 +185,7 @@ func (s *dirSource) ReadF32(name string, dst []float32) error {
 func (s *dirSource) ReadRowsF32(name string, row0, n int, dst []float32) error {
 	f, ok := s.byName[name]
 	if !ok {
-		return &TensorError{File: s.dir, Name: name, Index: -1, Err: ErrNoTensor}
+		return &safetensors.TensorError{File: s.dir, Name: name, Index: -1, Err: ErrNoTensor}
 	}
 	return f.ReadRowsF32(name, row0, n, dst)
 }

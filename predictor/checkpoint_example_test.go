@@ -43,29 +43,3 @@ func ExampleOpenModel() {
 	// talker: 2 layers of 64 ; tensors: 83
 	// checkpoint: 83 tensors, projection: false
 }
-
-// ExampleWriteSafetensors writes two tensors and reads them back.
-func ExampleWriteSafetensors() {
-	dir, _ := os.MkdirTemp("", "omni-example")
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "x.safetensors")
-	err := predictor.WriteSafetensors(path, []predictor.WriteTensor{
-		{Name: "w", DType: predictor.BF16, Shape: []int{2, 2}, Data: predictor.EncodeBF16([]float32{1, 0.5, -2, 3.140625})},
-		{Name: "ids", DType: predictor.I64, Shape: []int{3}, Data: predictor.EncodeI64([]int64{2150, 2148, 7})},
-	}, map[string]string{"format": "pt"})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	f, err := predictor.OpenSafetensors(path)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer f.Close()
-	w, shape, _ := f.F32("w")
-	ids, _, _ := f.Int64s("ids")
-	fmt.Println(f.Names(), shape, w, ids)
-	// Output:
-	// [ids w] [2 2] [1 0.5 -2 3.140625] [2150 2148 7]
-}

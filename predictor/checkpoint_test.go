@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"github.com/omni-tts/omni/safetensors"
 	"math"
 	"os"
 	"path/filepath"
@@ -38,7 +39,7 @@ func TestWriteHFRoundTrip(t *testing.T) {
 			}
 			for i := range want {
 				w, g := want[i], got[i]
-				if g.Name != w.Name || !slices.Equal(g.Shape, w.Shape) || g.DType != BF16 {
+				if g.Name != w.Name || !slices.Equal(g.Shape, w.Shape) || g.DType != safetensors.BF16 {
 					t.Fatalf("tensor %d: %s %v %s, want %s %v BF16", i, g.Name, g.Shape, g.DType, w.Name, w.Shape)
 				}
 				a, b := make([]float32, w.Elems()), make([]float32, w.Elems())
@@ -67,22 +68,22 @@ func TestWriteHFRoundTrip(t *testing.T) {
 
 // hfTensors returns the tiny model's tensors as bf16 WriteTensors, for tests
 // that build broken checkpoints.
-func hfTensors(t *testing.T) (*Config, []WriteTensor) {
+func hfTensors(t *testing.T) (*Config, []safetensors.WriteTensor) {
 	t.Helper()
 	src := mustSynth(t, "tiny", false, 1)
-	var out []WriteTensor
+	var out []safetensors.WriteTensor
 	for _, ti := range src.Tensors() {
 		v := make([]float32, ti.Elems())
 		if err := src.ReadF32(ti.Name, v); err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, WriteTensor{Name: ti.Name, DType: BF16, Shape: ti.Shape, Data: EncodeBF16(v)})
+		out = append(out, safetensors.WriteTensor{Name: ti.Name, DType: safetensors.BF16, Shape: ti.Shape, Data: safetensors.EncodeBF16(v)})
 	}
 	return src.Config(), out
 }
 
 // writeDir writes config files and tensors as a checkpoint directory.
-func writeDir(t *testing.T, cfg *Config, ts []WriteTensor) string {
+func writeDir(t *testing.T, cfg *Config, ts []safetensors.WriteTensor) string {
 	t.Helper()
 	dir := t.TempDir()
 	c, g, err := EncodeConfig(cfg)
@@ -92,7 +93,7 @@ func writeDir(t *testing.T, cfg *Config, ts []WriteTensor) string {
 	os.WriteFile(filepath.Join(dir, ConfigFile), c, 0o644)
 	os.WriteFile(filepath.Join(dir, GenerationFile), g, 0o644)
 	if ts != nil {
-		if err := WriteSafetensors(filepath.Join(dir, WeightsFile), ts, nil); err != nil {
+		if err := safetensors.Write(filepath.Join(dir, WeightsFile), ts, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -101,11 +102,11 @@ func writeDir(t *testing.T, cfg *Config, ts []WriteTensor) string {
 
 func TestOpenCheckpointRefuses(t *testing.T) {
 	cfg, base := hfTensors(t)
-	edit := func(f func([]WriteTensor) []WriteTensor) []WriteTensor {
+	edit := func(f func([]safetensors.WriteTensor) []safetensors.WriteTensor) []safetensors.WriteTensor {
 		ts := slices.Clone(base)
 		return f(ts)
 	}
-	find := func(ts []WriteTensor, name string) int {
+	find := func(ts []safetensors.WriteTensor, name string) int {
 		for i := range ts {
 			if ts[i].Name == name {
 				return i
@@ -115,9 +116,9 @@ func TestOpenCheckpointRefuses(t *testing.T) {
 		return -1
 	}
 	t.Run("wrong shape", func(t *testing.T) {
-		ts := edit(func(ts []WriteTensor) []WriteTensor {
+		ts := edit(func(ts []safetensors.WriteTensor) []safetensors.WriteTensor {
 			i := find(ts, "talker.model.norm.weight")
-			ts[i] = WriteTensor{Name: ts[i].Name, DType: BF16, Shape: []int{63}, Data: ts[i].Data[:126]}
+			ts[i] = safetensors.WriteTensor{Name: ts[i].Name, DType: safetensors.BF16, Shape: []int{63}, Data: ts[i].Data[:126]}
 			return ts
 		})
 		_, err := OpenModel(writeDir(t, cfg, ts))
@@ -129,18 +130,18 @@ func TestOpenCheckpointRefuses(t *testing.T) {
 		}
 	})
 	t.Run("missing tensor", func(t *testing.T) {
-		ts := edit(func(ts []WriteTensor) []WriteTensor {
+		ts := edit(func(ts []safetensors.WriteTensor) []safetensors.WriteTensor {
 			return slices.Delete(ts, find(ts, "talker.code_predictor.lm_head.9.weight"), find(ts, "talker.code_predictor.lm_head.9.weight")+1)
 		})
 		_, err := OpenModel(writeDir(t, cfg, ts))
-		var te *TensorError
+		var te *safetensors.TensorError
 		if !errors.Is(err, ErrNoTensor) || !errors.As(err, &te) || te.Name != "talker.code_predictor.lm_head.9.weight" {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("NaN in a norm weight", func(t *testing.T) {
 		const name = "talker.code_predictor.model.layers.1.post_attention_layernorm.weight"
-		ts := edit(func(ts []WriteTensor) []WriteTensor {
+		ts := edit(func(ts []safetensors.WriteTensor) []safetensors.WriteTensor {
 			i := find(ts, name)
 			d := slices.Clone(ts[i].Data)
 			binary.LittleEndian.PutUint16(d[2*17:], 0x7fc0) // bf16 NaN at index 17
@@ -148,16 +149,16 @@ func TestOpenCheckpointRefuses(t *testing.T) {
 			return ts
 		})
 		_, err := OpenModel(writeDir(t, cfg, ts))
-		var te *TensorError
+		var te *safetensors.TensorError
 		if !errors.Is(err, ErrNonFinite) || !errors.As(err, &te) || te.Name != name || te.Index != 17 ||
 			!strings.Contains(err.Error(), name+" [17]") {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("int dtype for a weight", func(t *testing.T) {
-		ts := edit(func(ts []WriteTensor) []WriteTensor {
+		ts := edit(func(ts []safetensors.WriteTensor) []safetensors.WriteTensor {
 			i := find(ts, "talker.model.layers.0.self_attn.q_norm.weight")
-			ts[i].DType = I16
+			ts[i].DType = safetensors.I16
 			return ts
 		})
 		_, err := OpenModel(writeDir(t, cfg, ts))
@@ -206,13 +207,13 @@ func TestShardedCheckpoint(t *testing.T) {
 	cfg, ts := hfTensors(t)
 	dir := writeDir(t, cfg, nil)
 	half := len(ts) / 2
-	shards := map[string][]WriteTensor{
+	shards := map[string][]safetensors.WriteTensor{
 		"model-00001-of-00002.safetensors": ts[:half],
 		"model-00002-of-00002.safetensors": ts[half:],
 	}
 	wm := map[string]string{}
 	for file, part := range shards {
-		if err := WriteSafetensors(filepath.Join(dir, file), part, nil); err != nil {
+		if err := safetensors.Write(filepath.Join(dir, file), part, nil); err != nil {
 			t.Fatal(err)
 		}
 		for _, x := range part {
@@ -237,7 +238,7 @@ func TestShardedCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range got {
-		if got[i] != BF16ToF32(binary.LittleEndian.Uint16(last.Data[2*i:])) {
+		if got[i] != safetensors.BF16ToF32(binary.LittleEndian.Uint16(last.Data[2*i:])) {
 			t.Fatalf("%s[%d] = %g", last.Name, i, got[i])
 		}
 	}

@@ -3,6 +3,7 @@ package predictor
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/omni-tts/omni/safetensors"
 	"io"
 	"os"
 	"path/filepath"
@@ -25,16 +26,16 @@ func WriteHF(src Source, dir string) error {
 	if err != nil {
 		return fmt.Errorf("predictor: encode config: %w", err)
 	}
-	var tensors []WriteTensor
+	var tensors []safetensors.WriteTensor
 	for _, t := range src.Tensors() {
-		tensors = append(tensors, WriteTensor{Name: t.Name, DType: BF16, Shape: t.Shape,
+		tensors = append(tensors, safetensors.WriteTensor{Name: t.Name, DType: safetensors.BF16, Shape: t.Shape,
 			Stream: func(w io.Writer) error { return streamBF16(src, t, w) }})
 	}
 	md := map[string]string{"format": "pt"}
 	if s, ok := src.(fmt.Stringer); ok {
 		md["omni_source"] = s.String()
 	}
-	if err := WriteSafetensors(filepath.Join(dir, WeightsFile), tensors, md); err != nil {
+	if err := safetensors.Write(filepath.Join(dir, WeightsFile), tensors, md); err != nil {
 		return err
 	}
 	for _, f := range []struct {
@@ -50,7 +51,7 @@ func WriteHF(src Source, dir string) error {
 
 // streamBF16 writes tensor t of src as little-endian bf16, whole rows at a
 // time (≤ writeChunk elements per read when a row allows).
-func streamBF16(src Source, t TensorInfo, w io.Writer) error {
+func streamBF16(src Source, t safetensors.TensorInfo, w io.Writer) error {
 	n := t.Elems()
 	if n == 0 {
 		return nil
@@ -79,7 +80,7 @@ func streamBF16(src Source, t TensorInfo, w io.Writer) error {
 		}
 		b := out[:2*len(vals)]
 		for i, v := range vals {
-			binary.LittleEndian.PutUint16(b[2*i:], BF16FromF32(v))
+			binary.LittleEndian.PutUint16(b[2*i:], safetensors.BF16FromF32(v))
 		}
 		if _, err := w.Write(b); err != nil {
 			return err

@@ -8,8 +8,8 @@ import (
 )
 
 // Sentinel errors of the loader. Every error the loader returns wraps one of
-// these (or a *ShapeError / *TensorError carrying the details), so callers can
-// test them with errors.Is.
+// these (or a *ShapeError / *safetensors.TensorError carrying the details),
+// so callers can test them with errors.Is.
 var (
 	// ErrFormat reports a malformed safetensors file: bad header length,
 	// malformed JSON, unknown dtype, inconsistent sizes or offsets.
@@ -56,36 +56,6 @@ func (e *ShapeError) Error() string {
 // Is makes errors.Is(err, ErrShape) true for a *ShapeError.
 func (e *ShapeError) Is(target error) bool { return target == ErrShape }
 
-// TensorError reports a failure concerning one tensor of one file; Err is the
-// underlying cause (often one of the sentinels) and is reachable through
-// errors.Is/As.
-type TensorError struct {
-	File  string // file (or model spec) holding the tensor
-	Name  string // tensor name
-	Index int    // element index the failure concerns, or -1
-	Err   error  // cause
-}
-
-// Error implements error.
-func (e *TensorError) Error() string {
-	s := "predictor: "
-	if e.File != "" {
-		s += e.File + ": "
-	}
-	s += "tensor " + e.Name
-	if e.Index >= 0 {
-		s += fmt.Sprintf(" [%d]", e.Index)
-	}
-	return s + ": " + trimPrefix(e.Err.Error())
-}
-
-// Unwrap returns the cause.
-func (e *TensorError) Unwrap() error { return e.Err }
-
-// trimPrefix drops a leading "predictor: " (or "safetensors: ", from the
-// reader) so wrapped messages do not repeat a package name.
-func trimPrefix(s string) string { return safetensors.TrimPrefix(s) }
-
 // formatError builds an ErrFormat-wrapping error with a precise message.
 func formatError(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, args...)...)
@@ -98,7 +68,7 @@ type fileError struct {
 	err  error
 }
 
-func (e *fileError) Error() string { return "predictor: " + e.path + ": " + trimPrefix(e.err.Error()) }
+func (e *fileError) Error() string { return "predictor: " + e.path + ": " + trimPackage(e.err.Error()) }
 func (e *fileError) Unwrap() error { return e.err }
 
 // inFile wraps err with the file path (nil stays nil).
@@ -113,3 +83,7 @@ func inFile(path string, err error) error {
 func errorf(base error, format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{base}, args...)...)
 }
+
+// trimPackage drops a leading "pkg: " from a wrapped message so that it
+// does not repeat a package name (safetensors.TrimPackage).
+func trimPackage(s string) string { return safetensors.TrimPackage(s) }

@@ -2,6 +2,7 @@ package predictor
 
 import (
 	"fmt"
+	"github.com/omni-tts/omni/safetensors"
 	"math"
 	"slices"
 	"strings"
@@ -93,7 +94,7 @@ func checkFinite(file, name string, v []float32, base int) error {
 	if i < 0 {
 		return nil
 	}
-	return &TensorError{File: file, Name: name, Index: base + i, Err: fmt.Errorf("%w: value %v", ErrNonFinite, v[i])}
+	return &safetensors.TensorError{File: file, Name: name, Index: base + i, Err: fmt.Errorf("%w: value %v", ErrNonFinite, v[i])}
 }
 
 // NonFinite describes a tensor that holds NaN or infinite values.
@@ -114,7 +115,7 @@ func ScanFinite(src Source) ([]NonFinite, error) {
 	var out []NonFinite
 	var buf []float32
 	for _, t := range src.Tensors() {
-		if !t.DType.IsFloat() || t.DType == F64 || t.Elems() == 0 {
+		if !t.DType.IsFloat() || t.DType == safetensors.F64 || t.Elems() == 0 {
 			continue
 		}
 		if len(t.Shape) == 0 {

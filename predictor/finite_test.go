@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/omni-tts/omni/safetensors"
 	"math"
 	"os"
 	"path/filepath"
@@ -41,18 +42,18 @@ func (cs checkpoints) damaged(t *testing.T, size, name string, idx int, v float3
 			t.Fatal(err)
 		}
 		if f == predictor.WeightsFile {
-			st, err := predictor.OpenSafetensors(filepath.Join(base, f))
+			st, err := safetensors.Open(filepath.Join(base, f))
 			if err != nil {
 				t.Fatal(err)
 			}
 			info, ok := st.Info(name)
 			st.Close()
-			if !ok || info.DType != predictor.BF16 || int64(idx) >= info.Elems() {
+			if !ok || info.DType != safetensors.BF16 || int64(idx) >= info.Elems() {
 				t.Fatalf("%s: no bf16 tensor %s with element %d", size, name, idx)
 			}
 			// The data area follows the 8-byte header length and the header.
 			at := 8 + int64(binary.LittleEndian.Uint64(b)) + info.Offset + 2*int64(idx)
-			binary.LittleEndian.PutUint16(b[at:], predictor.BF16FromF32(v))
+			binary.LittleEndian.PutUint16(b[at:], safetensors.BF16FromF32(v))
 		}
 		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
 			t.Fatal(err)
@@ -106,7 +107,7 @@ func TestDamagedCheckpoints(t *testing.T) {
 			filepath.Join(dir, predictor.WeightsFile), c.name, c.idx, c.want)
 		check := func(what string, err error) {
 			t.Helper()
-			var te *predictor.TensorError
+			var te *safetensors.TensorError
 			if !errors.Is(err, predictor.ErrNonFinite) || !errors.As(err, &te) || te.Name != c.name || te.Index != c.idx ||
 				!strings.Contains(err.Error(), want) {
 				t.Errorf("%s %s[%d] = %v: %s error %v, want one containing %q", c.size, c.name, c.idx, c.value, what, err, want)

@@ -2,6 +2,7 @@ package predictor
 
 import (
 	"fmt"
+	"github.com/omni-tts/omni/safetensors"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,11 +13,11 @@ import (
 // Face checkpoints; the speaker encoder is not needed and not listed). Shapes
 // are PyTorch's (out, in); DType is BF16, the checkpoints' storage type; the
 // list is sorted by name.
-func ExpectedTensors(c *Config) []TensorInfo {
-	var out []TensorInfo
+func ExpectedTensors(c *Config) []safetensors.TensorInfo {
+	var out []safetensors.TensorInfo
 	add := func(name string, shape ...int) {
-		n, _ := elemCount(shape)
-		out = append(out, TensorInfo{Name: name, DType: BF16, Shape: shape, Size: 2 * n})
+		n, _ := safetensors.ElemCount(shape)
+		out = append(out, safetensors.TensorInfo{Name: name, DType: safetensors.BF16, Shape: shape, Size: 2 * n})
 	}
 	th, ph := c.Talker.Hidden, c.Predictor.Hidden
 	add("talker.model.text_embedding.weight", c.TextVocab, c.TextHidden)
@@ -38,7 +39,7 @@ func ExpectedTensors(c *Config) []TensorInfo {
 	}
 	decoderTensors(add, "talker.code_predictor.model.", &c.Predictor)
 	add("talker.code_predictor.model.norm.weight", ph)
-	slices.SortFunc(out, func(a, b TensorInfo) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b safetensors.TensorInfo) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
@@ -68,20 +69,20 @@ func decoderTensors(add func(string, ...int), prefix string, d *DecoderConfig) {
 // ("predictor: tensor talker.model.norm.weight: shape [1023], config says [1024]").
 // Extra tensors (the speaker encoder) are allowed.
 func CheckTensors(src Source) error {
-	have := map[string]TensorInfo{}
+	have := map[string]safetensors.TensorInfo{}
 	for _, t := range src.Tensors() {
 		have[t.Name] = t
 	}
 	for _, want := range ExpectedTensors(src.Config()) {
 		got, ok := have[want.Name]
 		if !ok {
-			return &TensorError{File: sourceFile(src, want.Name), Name: want.Name, Index: -1, Err: ErrNoTensor}
+			return &safetensors.TensorError{File: sourceFile(src, want.Name), Name: want.Name, Index: -1, Err: ErrNoTensor}
 		}
 		if !slices.Equal(got.Shape, want.Shape) {
 			return &ShapeError{File: sourceFile(src, want.Name), Name: want.Name, Want: want.Shape, Got: got.Shape}
 		}
-		if err := floatDType(got.DType); err != nil {
-			return &TensorError{File: sourceFile(src, want.Name), Name: want.Name, Index: -1, Err: err}
+		if err := safetensors.FloatDType(got.DType); err != nil {
+			return &safetensors.TensorError{File: sourceFile(src, want.Name), Name: want.Name, Index: -1, Err: err}
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package predictor
 
 import (
+	"github.com/omni-tts/omni/safetensors"
 	"math"
 	"slices"
 	"strings"
@@ -8,7 +9,7 @@ import (
 )
 
 // paramSum adds the element counts of the tensors whose name satisfies keep.
-func paramSum(ts []TensorInfo, keep func(string) bool) int64 {
+func paramSum(ts []safetensors.TensorInfo, keep func(string) bool) int64 {
 	var n int64
 	for _, t := range ts {
 		if keep(t.Name) {

@@ -2,6 +2,7 @@ package predictor
 
 import (
 	"fmt"
+	"github.com/omni-tts/omni/safetensors"
 	"math"
 	"strings"
 	"sync/atomic"
@@ -43,14 +44,14 @@ type synthSource struct {
 	size     string
 	seed     uint64
 	outliers bool
-	tensors  []TensorInfo
+	tensors  []safetensors.TensorInfo
 	specs    map[string]*synthSpec
 	closed   atomic.Bool
 }
 
 // synthSpec says how one tensor's values are generated.
 type synthSpec struct {
-	info     TensorInfo
+	info     safetensors.TensorInfo
 	key      uint64
 	base     float32 // 1 for norm gains, 0 otherwise
 	std      float32
@@ -78,7 +79,7 @@ func NewSynth(size string, outliers bool, seed uint64) (Source, error) {
 		"talker.code_predictor.model.": s.outlierChannels("talker.code_predictor.model.", cfg.Predictor.Hidden),
 	}
 	for _, t := range ExpectedTensors(cfg) {
-		t.DType, t.Size = F32, 4*t.Elems()
+		t.DType, t.Size = safetensors.F32, 4*t.Elems()
 		s.tensors = append(s.tensors, t)
 		s.specs[t.Name] = s.spec(t, channels)
 	}
@@ -106,7 +107,7 @@ func (s *synthSource) outlierChannels(prefix string, hidden int) []int64 {
 }
 
 // spec derives a tensor's generator from its name and shape.
-func (s *synthSource) spec(t TensorInfo, channels map[string][]int64) *synthSpec {
+func (s *synthSource) spec(t safetensors.TensorInfo, channels map[string][]int64) *synthSpec {
 	sp := &synthSpec{info: t, key: nameKey(s.seed, t.Name)}
 	name := t.Name
 	in := 1.0
@@ -168,8 +169,8 @@ func (sp *synthSpec) fill(dst []float32, i0 int64) {
 func (s *synthSource) Config() *Config { return s.cfg }
 
 // Tensors implements Source: ExpectedTensors of the config, as F32.
-func (s *synthSource) Tensors() []TensorInfo {
-	out := make([]TensorInfo, len(s.tensors))
+func (s *synthSource) Tensors() []safetensors.TensorInfo {
+	out := make([]safetensors.TensorInfo, len(s.tensors))
 	for i, t := range s.tensors {
 		t.Shape = append([]int(nil), t.Shape...)
 		out[i] = t
@@ -189,7 +190,7 @@ func (s *synthSource) ReadF32(name string, dst []float32) error {
 		return err
 	}
 	if int64(len(dst)) != t.Elems() {
-		return &TensorError{File: s.String(), Name: name, Index: -1,
+		return &safetensors.TensorError{File: s.String(), Name: name, Index: -1,
 			Err: fmt.Errorf("%w: shape %v has %d elements, destination holds %d", ErrShape, t.Shape, t.Elems(), len(dst))}
 	}
 	sp.fill(dst, 0)
@@ -202,9 +203,9 @@ func (s *synthSource) ReadRowsF32(name string, row0, n int, dst []float32) error
 	if err != nil {
 		return err
 	}
-	cols, err := rowSpan(t, row0, n, len(dst))
+	cols, err := safetensors.RowSpan(t, row0, n, len(dst))
 	if err != nil {
-		return &TensorError{File: s.String(), Name: name, Index: -1, Err: err}
+		return &safetensors.TensorError{File: s.String(), Name: name, Index: -1, Err: err}
 	}
 	sp.fill(dst, int64(row0)*cols)
 	return nil
@@ -216,13 +217,13 @@ func (s *synthSource) Close() error {
 	return nil
 }
 
-func (s *synthSource) lookup(name string) (TensorInfo, *synthSpec, error) {
+func (s *synthSource) lookup(name string) (safetensors.TensorInfo, *synthSpec, error) {
 	if s.closed.Load() {
-		return TensorInfo{}, nil, &TensorError{File: s.String(), Name: name, Index: -1, Err: ErrClosed}
+		return safetensors.TensorInfo{}, nil, &safetensors.TensorError{File: s.String(), Name: name, Index: -1, Err: ErrClosed}
 	}
 	sp, ok := s.specs[name]
 	if !ok {
-		return TensorInfo{}, nil, &TensorError{File: s.String(), Name: name, Index: -1, Err: ErrNoTensor}
+		return safetensors.TensorInfo{}, nil, &safetensors.TensorError{File: s.String(), Name: name, Index: -1, Err: ErrNoTensor}
 	}
 	return sp.info, sp, nil
 }

@@ -3,6 +3,7 @@ package predictor
 import (
 	"errors"
 	"fmt"
+	"github.com/omni-tts/omni/safetensors"
 	"math"
 )
 
@@ -138,7 +139,7 @@ func (ld *loader) grow(n int) []float32 {
 // synthetic models are finite by construction.
 func (ld *loader) read(name string, dst []float32) error {
 	err := ld.src.ReadF32(name, dst)
-	if te := (*TensorError)(nil); errors.As(err, &te) && te.Name == name {
+	if te := (*safetensors.TensorError)(nil); errors.As(err, &te) && te.Name == name {
 		return err // it names the tensor already
 	}
 	if err != nil {

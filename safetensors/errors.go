@@ -46,19 +46,25 @@ func (e *TensorError) Error() string {
 	if e.Index >= 0 {
 		s += fmt.Sprintf(" [%d]", e.Index)
 	}
-	return s + ": " + TrimPrefix(e.Err.Error())
+	return s + ": " + TrimPackage(e.Err.Error())
 }
 
 // Unwrap returns the cause.
 func (e *TensorError) Unwrap() error { return e.Err }
 
-// TrimPrefix drops a leading "safetensors: " or "predictor: " so wrapped
-// messages do not repeat a package name.
-func TrimPrefix(s string) string {
-	for _, p := range []string{"safetensors: ", "predictor: "} {
-		if len(s) >= len(p) && s[:len(p)] == p {
-			return s[len(p):]
+// TrimPackage drops a leading package prefix ("pkg: ", a lower-case word
+// then a colon and a space, as every omni error starts) so that a message
+// wrapped in another package's does not repeat a package name.
+func TrimPackage(s string) string {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
+			continue
 		}
+		if i > 0 && c == ':' && i+1 < len(s) && s[i+1] == ' ' {
+			return s[i+2:]
+		}
+		return s
 	}
 	return s
 }
@@ -76,7 +82,7 @@ type fileError struct {
 }
 
 func (e *fileError) Error() string {
-	return "safetensors: " + e.path + ": " + TrimPrefix(e.err.Error())
+	return "safetensors: " + e.path + ": " + TrimPackage(e.err.Error())
 }
 func (e *fileError) Unwrap() error { return e.err }
 

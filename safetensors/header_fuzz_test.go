@@ -490,7 +490,7 @@ func TestHeaderLength(t *testing.T) {
 	}
 	// Through the file: a truncated file is refused naming it.
 	p := rawFile(t, `{"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}}`, make([]byte, 15))
-	if _, err := OpenSafetensors(p); !errors.Is(err, ErrTruncated) || !strings.Contains(err.Error(), p+": ") ||
+	if _, err := Open(p); !errors.Is(err, ErrTruncated) || !strings.Contains(err.Error(), p+": ") ||
 		!strings.Contains(err.Error(), "tensor a") {
 		t.Errorf("truncated data err = %v", err)
 	}

@@ -22,20 +22,20 @@ func (t TensorInfo) Elems() int64 {
 	return n
 }
 
-// Safetensors is a parsed, validated safetensors file, memory-mapped where
+// File is a parsed, validated safetensors file, memory-mapped where
 // the platform allows it and read with ReadAt elsewhere. Its methods may be
 // called from several goroutines at once, but not concurrently with Close.
-type Safetensors struct {
+type File struct {
 	path   string
 	h      *header
 	byName map[string]int
 	r      region
 }
 
-// OpenSafetensors opens path and validates its header against the file size:
+// Open opens path and validates its header against the file size:
 // every rule of the format is checked before the file is returned, so a
 // later read can only fail on a dtype or shape the caller did not expect.
-func OpenSafetensors(path string) (*Safetensors, error) {
+func Open(path string) (*File, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("safetensors: %w", err)
@@ -77,8 +77,8 @@ func OpenSafetensors(path string) (*Safetensors, error) {
 }
 
 // newSafetensors wraps a validated header and the file's content.
-func newSafetensors(path string, h *header, r region) *Safetensors {
-	s := &Safetensors{path: path, h: h, byName: make(map[string]int, len(h.tensors)), r: r}
+func newSafetensors(path string, h *header, r region) *File {
+	s := &File{path: path, h: h, byName: make(map[string]int, len(h.tensors)), r: r}
 	for i, t := range h.tensors {
 		s.byName[t.Name] = i
 	}
@@ -87,7 +87,7 @@ func newSafetensors(path string, h *header, r region) *Safetensors {
 
 // Close releases the mapping (or the file). Reads after Close fail with
 // ErrClosed.
-func (f *Safetensors) Close() error {
+func (f *File) Close() error {
 	if f.r == nil {
 		return nil
 	}
@@ -99,11 +99,11 @@ func (f *Safetensors) Close() error {
 	return nil
 }
 
-// Path returns the file name the Safetensors was opened from.
-func (f *Safetensors) Path() string { return f.path }
+// Path returns the file name the File was opened from.
+func (f *File) Path() string { return f.path }
 
 // Names returns the tensor names, sorted.
-func (f *Safetensors) Names() []string {
+func (f *File) Names() []string {
 	out := make([]string, len(f.h.tensors))
 	for i, t := range f.h.tensors {
 		out[i] = t.Name
@@ -112,7 +112,7 @@ func (f *Safetensors) Names() []string {
 }
 
 // Tensors returns every tensor's description, sorted by name.
-func (f *Safetensors) Tensors() []TensorInfo {
+func (f *File) Tensors() []TensorInfo {
 	out := make([]TensorInfo, len(f.h.tensors))
 	for i, t := range f.h.tensors {
 		t.Shape = append([]int(nil), t.Shape...)
@@ -122,7 +122,7 @@ func (f *Safetensors) Tensors() []TensorInfo {
 }
 
 // Info returns the description of the named tensor.
-func (f *Safetensors) Info(name string) (TensorInfo, bool) {
+func (f *File) Info(name string) (TensorInfo, bool) {
 	i, ok := f.byName[name]
 	if !ok {
 		return TensorInfo{}, false
@@ -133,7 +133,7 @@ func (f *Safetensors) Info(name string) (TensorInfo, bool) {
 }
 
 // Metadata returns the header's "__metadata__" strings (nil when absent).
-func (f *Safetensors) Metadata() map[string]string {
+func (f *File) Metadata() map[string]string {
 	if f.h.metadata == nil {
 		return nil
 	}
@@ -146,7 +146,7 @@ func (f *Safetensors) Metadata() map[string]string {
 
 // F32 returns the named tensor converted to float32 in a new slice, and its
 // shape. F32, BF16 and F16 are accepted (each widens exactly).
-func (f *Safetensors) F32(name string) ([]float32, []int, error) {
+func (f *File) F32(name string) ([]float32, []int, error) {
 	t, err := f.lookup(name)
 	if err != nil {
 		return nil, nil, err
@@ -163,7 +163,7 @@ func (f *Safetensors) F32(name string) ([]float32, []int, error) {
 
 // ReadF32 converts the named tensor into dst, whose length must equal the
 // tensor's element count. F32, BF16 and F16 are accepted.
-func (f *Safetensors) ReadF32(name string, dst []float32) error {
+func (f *File) ReadF32(name string, dst []float32) error {
 	t, err := f.lookup(name)
 	if err != nil {
 		return err
@@ -180,7 +180,7 @@ func (f *Safetensors) ReadF32(name string, dst []float32) error {
 // ReadRowsF32 converts rows row0 .. row0+n-1 of the named tensor into dst.
 // A row is one index of the first dimension (for an embedding table
 // [vocab, hidden], one token's vector); len(dst) must be n × row length.
-func (f *Safetensors) ReadRowsF32(name string, row0, n int, dst []float32) error {
+func (f *File) ReadRowsF32(name string, row0, n int, dst []float32) error {
 	t, err := f.lookup(name)
 	if err != nil {
 		return err
@@ -197,7 +197,7 @@ func (f *Safetensors) ReadRowsF32(name string, row0, n int, dst []float32) error
 
 // ReadRaw copies the named tensor's stored bytes (little-endian, in its own
 // dtype) into dst, whose length must equal the tensor's size in bytes.
-func (f *Safetensors) ReadRaw(name string, dst []byte) error {
+func (f *File) ReadRaw(name string, dst []byte) error {
 	t, err := f.lookup(name)
 	if err != nil {
 		return err
@@ -217,7 +217,7 @@ func (f *Safetensors) ReadRaw(name string, dst []byte) error {
 // Int64s returns the named integer tensor widened to int64, and its shape.
 // I8, I16, I32, I64, U8, U16, U32, BOOL and U64 (values up to MaxInt64) are
 // accepted.
-func (f *Safetensors) Int64s(name string) ([]int64, []int, error) {
+func (f *File) Int64s(name string) ([]int64, []int, error) {
 	t, err := f.lookup(name)
 	if err != nil {
 		return nil, nil, err
@@ -259,7 +259,7 @@ func (f *Safetensors) Int64s(name string) ([]int64, []int, error) {
 	return out, append([]int(nil), t.Shape...), nil
 }
 
-func (f *Safetensors) lookup(name string) (TensorInfo, error) {
+func (f *File) lookup(name string) (TensorInfo, error) {
 	i, ok := f.byName[name]
 	if !ok {
 		return TensorInfo{}, f.tensorErr(name, ErrNoTensor)
@@ -267,7 +267,7 @@ func (f *Safetensors) lookup(name string) (TensorInfo, error) {
 	return f.h.tensors[i], nil
 }
 
-func (f *Safetensors) tensorErr(name string, err error) error {
+func (f *File) tensorErr(name string, err error) error {
 	return &TensorError{File: f.path, Name: name, Index: -1, Err: err}
 }
 
@@ -275,7 +275,7 @@ func (f *Safetensors) tensorErr(name string, err error) error {
 const readChunk = 1 << 20
 
 // readF32 converts len(dst) elements of t starting at element e0.
-func (f *Safetensors) readF32(t TensorInfo, e0 int64, dst []float32) error {
+func (f *File) readF32(t TensorInfo, e0 int64, dst []float32) error {
 	if f.r == nil {
 		return f.tensorErr(t.Name, ErrClosed)
 	}

@@ -47,7 +47,7 @@ func TestSafetensorsReadHandWritten(t *testing.T) {
 	data = append(data, 0x00, 0x3c, 0x01, 0x00, 0x00, 0xfc)
 	data = binary.LittleEndian.AppendUint32(data, uint32(0xfffffff9))
 	data = binary.LittleEndian.AppendUint32(data, 9)
-	f, err := OpenSafetensors(rawFile(t, hdr, data))
+	f, err := Open(rawFile(t, hdr, data))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,10 +109,10 @@ func TestSafetensorsFallbackReader(t *testing.T) {
 		vals[i] = float32(i)
 	}
 	p := filepath.Join(t.TempDir(), "big.safetensors")
-	if err := WriteSafetensors(p, []WriteTensor{{Name: "w", DType: F32, Shape: []int{len(vals)}, Data: EncodeF32(vals)}}, nil); err != nil {
+	if err := Write(p, []WriteTensor{{Name: "w", DType: F32, Shape: []int{len(vals)}, Data: EncodeF32(vals)}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	f, err := OpenSafetensors(p)
+	f, err := Open(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestF16ToF32(t *testing.T) {
 func TestWriteSafetensorsRoundTrip(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "m.safetensors")
 	w := []float32{0.1, -3.25, 1e-3}
-	err := WriteSafetensors(p, []WriteTensor{
+	err := Write(p, []WriteTensor{
 		{Name: "z", DType: F32, Shape: []int{3}, Data: EncodeF32(w)},
 		{Name: "bf", DType: BF16, Shape: []int{1, 3}, Data: EncodeBF16(w)},
 		{Name: "i", DType: I64, Shape: []int{2}, Data: EncodeI64([]int64{-1, 1 << 40})},
@@ -183,7 +183,7 @@ func TestWriteSafetensorsRoundTrip(t *testing.T) {
 	if n := binary.LittleEndian.Uint64(raw); n%8 != 0 {
 		t.Errorf("header length %d not a multiple of 8", n)
 	}
-	f, err := OpenSafetensors(p)
+	f, err := Open(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,14 +204,14 @@ func TestWriteSafetensorsRoundTrip(t *testing.T) {
 	if got, shape, err := f.F32("empty"); err != nil || len(got) != 0 || !slices.Equal(shape, []int{0, 4}) {
 		t.Errorf("empty = %v %v %v", got, shape, err)
 	}
-	if err := WriteSafetensors(p, []WriteTensor{{Name: "a", DType: F32, Shape: []int{2}, Data: []byte{1, 2, 3}}}, nil); !errors.Is(err, ErrShape) {
+	if err := Write(p, []WriteTensor{{Name: "a", DType: F32, Shape: []int{2}, Data: []byte{1, 2, 3}}}, nil); !errors.Is(err, ErrShape) {
 		t.Errorf("short data err = %v, want ErrShape", err)
 	}
-	if err := WriteSafetensors(p, []WriteTensor{{Name: "a", DType: F32, Shape: []int{1}, Data: le32(1)}, {Name: "a", DType: F32, Shape: []int{1}, Data: le32(1)}}, nil); !errors.Is(err, ErrFormat) {
+	if err := Write(p, []WriteTensor{{Name: "a", DType: F32, Shape: []int{1}, Data: le32(1)}, {Name: "a", DType: F32, Shape: []int{1}, Data: le32(1)}}, nil); !errors.Is(err, ErrFormat) {
 		t.Errorf("duplicate name err = %v, want ErrFormat", err)
 	}
 	// A failed write leaves the earlier file intact.
-	if _, err := OpenSafetensors(p); err != nil {
+	if _, err := Open(p); err != nil {
 		t.Errorf("file after failed rewrites: %v", err)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 )
 
-// WriteTensor is one tensor for WriteSafetensors: its bytes are Data
+// WriteTensor is one tensor for Write: its bytes are Data
 // (little-endian, in DType), or, when Data is nil, whatever Stream writes
 // (so a large model can be written one tensor at a time). Either way the
 // byte count must equal the shape × dtype size.
@@ -22,11 +22,11 @@ type WriteTensor struct {
 	Stream func(w io.Writer) error
 }
 
-// WriteSafetensors writes tensors (data in the given order) and metadata to
+// Write writes tensors (data in the given order) and metadata to
 // path atomically: it writes a temporary file in the same directory, syncs
 // it, and renames it over path, so a reader never sees a partial file. The
 // header is padded with spaces to a multiple of 8 bytes.
-func WriteSafetensors(path string, tensors []WriteTensor, metadata map[string]string) (err error) {
+func Write(path string, tensors []WriteTensor, metadata map[string]string) (err error) {
 	hdr, err := encodeHeader(tensors, metadata)
 	if err != nil {
 		return inFile(path, err)

@@ -27,9 +27,3 @@ func MaxSeqsWithoutPreemption(kvCacheBytes int64, maxModelLen int, bytesPerToken
 	}
 	return int(kvCacheBytes / per)
 }
-
-// AdmissionAllowsNoPreemption reports whether numSeqs sequences of
-// maxModelLen tokens fit kvCacheBytes without preemption.
-func AdmissionAllowsNoPreemption(kvCacheBytes int64, numSeqs, maxModelLen int, bytesPerToken int64, blockSize int) bool {
-	return MaxSeqsWithoutPreemption(kvCacheBytes, maxModelLen, bytesPerToken, blockSize) >= numSeqs
-}

@@ -3,9 +3,9 @@
 // per process as <dir>/<role>_<pid>.json, merged across processes and
 // attributed against the 80 ms budget of one Qwen3-TTS codec frame.
 //
-// A Recorder is a value: Open or New builds one, FromEnv builds one from
-// OMNI_STEP_STATS_DIR and OMNI_STAGE. A nil *Recorder (what FromEnv returns
-// when the variable is unset) is the disabled recorder: every method on it,
+// A Recorder is a value: Open or New builds one (the omni binary from
+// --stats-dir or OMNI_STEP_STATS_DIR). A nil *Recorder (what New returns
+// for an empty directory) is the disabled recorder: every method on it,
 // on the nil *Counter it hands out and on the zero Timer is a no-op that
 // neither allocates nor reads the clock. Hot paths resolve a *Counter once
 // and call Add or Start/Stop on it:

@@ -10,12 +10,6 @@ import (
 	"time"
 )
 
-// Environment variables read by FromEnv.
-const (
-	EnvDir   = "OMNI_STEP_STATS_DIR" // directory of the dumps; unset or empty disables stats
-	EnvStage = "OMNI_STAGE"          // role: a number N gives "stageN", a name is used as is
-)
-
 // DefaultRole is the role of a process that sets no OMNI_STAGE.
 const DefaultRole = "engine"
 
@@ -77,13 +71,7 @@ func Open(dir, role string) (*Recorder, error) {
 	return New(Config{Dir: dir, Role: role})
 }
 
-// FromEnv returns the recorder OMNI_STEP_STATS_DIR and OMNI_STAGE ask for,
-// or nil (disabled) when OMNI_STEP_STATS_DIR is unset or empty.
-func FromEnv() (*Recorder, error) {
-	return New(Config{Dir: os.Getenv(EnvDir), Role: RoleFromStage(os.Getenv(EnvStage))})
-}
-
-// RoleFromStage maps an OMNI_STAGE value to a role: "" → "engine", a
+// RoleFromStage maps a stage name (the original system's OMNI_STAGE) to a role: "" → "engine", a
 // number N → "stageN" (the original system's naming), anything else as is.
 func RoleFromStage(stage string) string {
 	if stage == "" {

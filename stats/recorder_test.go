@@ -11,10 +11,9 @@ import (
 )
 
 func TestDisabledRecorderIsNoop(t *testing.T) {
-	t.Setenv(EnvDir, "")
-	r, err := FromEnv()
+	r, err := New(Config{})
 	if err != nil || r != nil {
-		t.Fatalf("FromEnv() with %s unset = %v, %v; want nil, nil", EnvDir, r, err)
+		t.Fatalf("New with no directory = %v, %v; want nil, nil", r, err)
 	}
 	if r.Enabled() {
 		t.Error("nil recorder reports Enabled")
@@ -62,16 +61,14 @@ func TestDisabledRecorderIsNoop(t *testing.T) {
 	}
 }
 
-func TestFromEnvRole(t *testing.T) {
+func TestRoleFromStage(t *testing.T) {
 	for _, tc := range []struct{ stage, role string }{
 		{"", "engine"}, {"0", "stage0"}, {"12", "stage12"}, {"talker", "talker"},
 	} {
 		dir := t.TempDir()
-		t.Setenv(EnvDir, dir)
-		t.Setenv(EnvStage, tc.stage)
-		r, err := FromEnv()
+		r, err := New(Config{Dir: dir, Role: RoleFromStage(tc.stage)})
 		if err != nil {
-			t.Fatalf("FromEnv(stage %q): %v", tc.stage, err)
+			t.Fatalf("New(stage %q): %v", tc.stage, err)
 		}
 		if r.Role() != tc.role {
 			t.Errorf("OMNI_STAGE=%q: role %q, want %q", tc.stage, r.Role(), tc.role)
@@ -81,9 +78,8 @@ func TestFromEnvRole(t *testing.T) {
 		}
 		r.Close()
 	}
-	t.Setenv(EnvStage, "../evil")
-	if _, err := FromEnv(); err == nil || !strings.Contains(err.Error(), "role") {
-		t.Errorf("FromEnv(OMNI_STAGE=../evil) error = %v, want a role error", err)
+	if _, err := New(Config{Dir: t.TempDir(), Role: RoleFromStage("../evil")}); err == nil || !strings.Contains(err.Error(), "role") {
+		t.Errorf("New(stage ../evil) error = %v, want a role error", err)
 	}
 }
 

@@ -1,6 +1,6 @@
 package testvectors
 
-import "github.com/omni-tts/omni/predictor"
+import "github.com/omni-tts/omni/safetensors"
 
 // tensorSource is the sibling safetensors file of a case.
 type tensorSource interface {
@@ -12,5 +12,5 @@ type tensorSource interface {
 // openTensors opens a case's sibling safetensors file with the checkpoint
 // loader's reader.
 func openTensors(path string) (tensorSource, error) {
-	return predictor.OpenSafetensors(path)
+	return safetensors.Open(path)
 }

@@ -2,6 +2,7 @@ package wasm
 
 import (
 	"fmt"
+	"github.com/omni-tts/omni/safetensors"
 	"unsafe"
 
 	"github.com/omni-tts/omni/predictor"
@@ -24,7 +25,7 @@ func NewSource(cfg *predictor.Config, b *Backend) *Source { return &Source{cfg: 
 func (s *Source) Config() *predictor.Config { return s.cfg }
 
 // Tensors implements predictor.Source: the tensors the config implies.
-func (s *Source) Tensors() []predictor.TensorInfo { return predictor.ExpectedTensors(s.cfg) }
+func (s *Source) Tensors() []safetensors.TensorInfo { return predictor.ExpectedTensors(s.cfg) }
 
 // ReadF32 implements predictor.Source. Outside a replay it refuses: a
 // guest never holds whole weight tensors.

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/omni-tts/omni/core"
+	"github.com/omni-tts/omni/deploy"
 	"github.com/omni-tts/omni/host"
 	"github.com/omni-tts/omni/predictor"
-	"github.com/omni-tts/omni/sched"
 	"github.com/omni-tts/omni/simd"
 	"github.com/omni-tts/omni/stats"
 )
@@ -54,27 +54,27 @@ type openedEngine struct {
 // returns the host.Options of an engine in mode, with the source opened
 // (the caller closes it) and the resolved profile. maxBatch > 0 overrides
 // the profile's max_num_seqs.
-func (f *engineFlags) hostOptions(g *Globals, maxBatch int, mode host.Mode) (host.Options, sched.Profile, error) {
+func (f *engineFlags) hostOptions(g *Globals, maxBatch int, mode host.Mode) (host.Options, deploy.Profile, error) {
 	if err := f.check(); err != nil {
-		return host.Options{}, sched.Profile{}, err
+		return host.Options{}, deploy.Profile{}, err
 	}
 	f.CodecPrec = resolveCodecPrecision(f.CodecPrec)
 	prec, err := predictor.ParsePrecision(f.Precision)
 	if err != nil {
-		return host.Options{}, sched.Profile{}, err
+		return host.Options{}, deploy.Profile{}, err
 	}
 	files, err := host.ResolveModel(f.Model)
 	if err != nil {
-		return host.Options{}, sched.Profile{}, err
+		return host.Options{}, deploy.Profile{}, err
 	}
 	src, err := files.OpenSource()
 	if err != nil {
-		return host.Options{}, sched.Profile{}, err
+		return host.Options{}, deploy.Profile{}, err
 	}
 	prof, err := f.resolveProfile(src.Config(), maxBatch)
 	if err != nil {
 		src.Close()
-		return host.Options{}, sched.Profile{}, err
+		return host.Options{}, deploy.Profile{}, err
 	}
 	if maxBatch <= 0 {
 		maxBatch = prof.MaxNumSeqs
@@ -134,7 +134,7 @@ func (f *engineFlags) openEngine(ctx context.Context, g *Globals, maxBatch int, 
 
 // codecThreads returns the codec stage's thread count: --codec-threads,
 // else the profile's codec_threads, else 1.
-func (f *engineFlags) codecThreads(prof sched.Profile) int {
+func (f *engineFlags) codecThreads(prof deploy.Profile) int {
 	if f.CodecThreads > 0 {
 		return f.CodecThreads
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/omni-tts/omni/core"
 	"github.com/omni-tts/omni/host"
 	"github.com/omni-tts/omni/predictor"
+	"github.com/omni-tts/omni/safetensors"
 )
 
 // modelInspectCmd describes a model: its geometry and every tensor, and
@@ -84,7 +85,7 @@ func (c *modelInspectCmd) Run(g *Globals, _ context.Context) error {
 		var buf []float32
 		var floats int64
 		for _, t := range ts {
-			if !t.DType.IsFloat() || t.DType == predictor.F64 {
+			if !t.DType.IsFloat() || t.DType == safetensors.F64 {
 				continue
 			}
 			buf = slices.Grow(buf[:0], int(t.Elems()))[:t.Elems()]

@@ -87,7 +87,7 @@ func (c *profileCmd) Run(g *Globals, _ context.Context) error {
 }
 
 // printProfile writes the profile as "field = value  (derivation)" lines.
-func printProfile(g *Globals, p sched.Profile) {
+func printProfile(g *Globals, p deploy.Profile) {
 	h := p.Hardware
 	fmt.Fprintf(g.Stdout, "deploy profile %s\n", p.Name)
 	fmt.Fprintf(g.Stdout, "hardware: %s, %d logical / %d physical CPUs, flags %v, L2 %s, L3 %s, RAM %s available of %s (%s)\n",
@@ -110,7 +110,7 @@ func printProfile(g *Globals, p sched.Profile) {
 		"model_threads":               fmt.Sprint(p.ModelThreads),
 		"codec_threads":               fmt.Sprint(p.CodecThreads),
 	}
-	for _, k := range sched.Fields() {
+	for _, k := range deploy.Fields() {
 		fmt.Fprintf(g.Stdout, "%-28s %-34s %s\n", k, values[k], p.Derivation[k])
 	}
 	fmt.Fprintf(g.Stdout, "calibration key %s\n", p.Fingerprint)
@@ -127,10 +127,10 @@ func orUnknown(s string) string {
 // size formats bytes in MiB or GiB.
 func size(b int64) string {
 	switch {
-	case b >= sched.GiB:
-		return fmt.Sprintf("%.2f GiB", float64(b)/float64(sched.GiB))
-	case b >= sched.MiB:
-		return fmt.Sprintf("%.1f MiB", float64(b)/float64(sched.MiB))
+	case b >= deploy.GiB:
+		return fmt.Sprintf("%.2f GiB", float64(b)/float64(deploy.GiB))
+	case b >= deploy.MiB:
+		return fmt.Sprintf("%.1f MiB", float64(b)/float64(deploy.MiB))
 	}
 	return fmt.Sprintf("%d B", b)
 }

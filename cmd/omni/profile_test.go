@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/omni-tts/omni/deploy"
-	"github.com/omni-tts/omni/sched"
 )
 
 func TestProfileCommand(t *testing.T) {
@@ -25,12 +24,12 @@ func TestProfileCommand(t *testing.T) {
 	if code := run([]string{"profile", "--model", model, "--json"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	var p sched.Profile
+	var p deploy.Profile
 	if err := json.Unmarshal(out.Bytes(), &p); err != nil {
 		t.Fatal(err)
 	}
 	// float32 KV (the engine's): 2 × 28 × 8 × 128 × 4 B; 6 CPUs split 4 / 2.
-	if p.Class != sched.X86CPU || p.BytesPerToken != 229376 || p.MaxNumSeqs != 2 || p.ModelThreads != 4 || p.CodecThreads != 2 || p.Memory.WeightsBytes != 4096 {
+	if p.Class != deploy.X86CPU || p.BytesPerToken != 229376 || p.MaxNumSeqs != 2 || p.ModelThreads != 4 || p.CodecThreads != 2 || p.Memory.WeightsBytes != 4096 {
 		t.Errorf("profile: class %s bpt %d seqs %d threads %d/%d weights %d", p.Class, p.BytesPerToken, p.MaxNumSeqs, p.ModelThreads, p.CodecThreads, p.Memory.WeightsBytes)
 	}
 	for _, gone := range []string{`"dtype"`, `"kv_dtype"`, `"model_cpus"`, `"codec_cpus"`} {

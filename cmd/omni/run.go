@@ -44,7 +44,7 @@ func (f *engineFlags) check() error {
 // resolveProfile resolves the flags' deploy profile for a model of cfg's
 // talker geometry; maxBatch > 0 overrides its max_num_seqs, and
 // --chunk-adaptive / --no-chunk-adaptive its chunk_adaptive.
-func (f *engineFlags) resolveProfile(cfg *predictor.Config, maxBatch int) (sched.Profile, error) {
+func (f *engineFlags) resolveProfile(cfg *predictor.Config, maxBatch int) (deploy.Profile, error) {
 	ro := deploy.ResolveOptions{Profile: f.DeployProfile, Model: f.Model,
 		Geometry: sched.KVGeometry{NumLayers: cfg.Talker.Layers, NumKVHeads: cfg.Talker.KVHeads, HeadDim: cfg.Talker.HeadDim}}
 	if maxBatch > 0 {
@@ -59,7 +59,7 @@ func (f *engineFlags) resolveProfile(cfg *predictor.Config, maxBatch int) (sched
 // frame caps, chunk schedule (the profile's adaptive controller when it
 // says chunk_adaptive, else its fixed ramp), hop depth, throttle margin.
 // host.Open sets the model, ids and batch.
-func (f *engineFlags) engineConfig(prof sched.Profile) core.Config {
+func (f *engineFlags) engineConfig(prof deploy.Profile) core.Config {
 	c := core.Config{
 		KVBudgetBytes: prof.Memory.KVBytes,
 		Limits:        f.limits(),

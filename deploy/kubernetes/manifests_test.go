@@ -294,7 +294,7 @@ func TestManifests(t *testing.T) {
 
 // profile resolves the ConfigMap's deploy profile with omni's own parser
 // (unknown fields refused) for the 0.6B geometry.
-func profile(t *testing.T, cm *corev1.ConfigMap) sched.Profile {
+func profile(t *testing.T, cm *corev1.ConfigMap) deploy.Profile {
 	t.Helper()
 	js, ok := cm.Data["profile.json"]
 	if !ok {

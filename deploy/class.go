@@ -1,4 +1,4 @@
-package sched
+package deploy
 
 import (
 	"fmt"
@@ -61,22 +61,5 @@ func Defaults(c HardwareClass) (ClassDefaults, error) {
 	for _, k := range Classes() {
 		names = append(names, string(k))
 	}
-	return ClassDefaults{}, fmt.Errorf("sched: hardware class %q unknown (want one of %s)", c, strings.Join(names, ", "))
-}
-
-// ChooseDType picks the compute dtype for a machine: on a CUDA device
-// bfloat16 when it supports it, else float16; on a CPU bfloat16 when it has
-// bf16 instructions (x86 avx512_bf16 or amx_bf16, ARM bf16), else float32
-// (fp16 matmuls are slow or missing on most CPUs).
-func ChooseDType(h HardwareProfile) string {
-	if strings.HasPrefix(h.Accelerator, "cuda") {
-		if h.SupportsBF16 {
-			return "bfloat16"
-		}
-		return "float16"
-	}
-	if h.SupportsBF16 {
-		return "bfloat16"
-	}
-	return "float32"
+	return ClassDefaults{}, fmt.Errorf("deploy: hardware class %q unknown (want one of %s)", c, strings.Join(names, ", "))
 }

@@ -1,8 +1,10 @@
-package sched
+package deploy
 
 import (
 	"errors"
 	"fmt"
+
+	"github.com/omni-tts/omni/sched"
 )
 
 // ActivationsFloorBytes is the least memory reserved for activations.
@@ -43,7 +45,7 @@ func NewMemoryBudget(poolBytes, weightsBytes, headroomBytes int64, kvFraction fl
 }
 
 // ErrNoFit is wrapped by every *FitError.
-var ErrNoFit = errors.New("sched: sequences do not fit the KV budget")
+var ErrNoFit = errors.New("deploy: sequences do not fit the KV budget")
 
 // FitError says that Want sequences of MaxModelLen tokens do not fit KVBytes
 // without preemption, with the numbers.
@@ -59,10 +61,10 @@ type FitError struct {
 // Error implements error.
 func (e *FitError) Error() string {
 	if e.Fit == 0 {
-		return fmt.Sprintf("sched: not even one sequence fits: one sequence of %d tokens × %d B/token needs %d bytes (%.1f MiB), the KV budget is %d bytes (%.1f MiB)",
+		return fmt.Sprintf("deploy: not even one sequence fits: one sequence of %d tokens × %d B/token needs %d bytes (%.1f MiB), the KV budget is %d bytes (%.1f MiB)",
 			e.MaxModelLen, e.BytesPerToken, e.PerSeqBytes, mib(e.PerSeqBytes), e.KVBytes, mib(e.KVBytes))
 	}
-	return fmt.Sprintf("sched: %d sequences do not fit without preemption: %d × %d bytes (%d tokens × %d B/token) = %d bytes (%.1f MiB) > KV budget %d bytes (%.1f MiB), which holds %d",
+	return fmt.Sprintf("deploy: %d sequences do not fit without preemption: %d × %d bytes (%d tokens × %d B/token) = %d bytes (%.1f MiB) > KV budget %d bytes (%.1f MiB), which holds %d",
 		e.Want, e.Want, e.PerSeqBytes, e.MaxModelLen, e.BytesPerToken, int64(e.Want)*e.PerSeqBytes, mib(int64(e.Want)*e.PerSeqBytes), e.KVBytes, mib(e.KVBytes), e.Fit)
 }
 
@@ -76,9 +78,9 @@ func mib(b int64) float64 { return float64(b) / float64(MiB) }
 // preemption). When not even one sequence fits it returns a *FitError —
 // it never admits a sequence that does not fit.
 func SizeMaxNumSeqs(classMax int, kvBytes int64, maxModelLen int, bytesPerToken int64) (int, error) {
-	fit := MaxSeqsWithoutPreemption(kvBytes, maxModelLen, bytesPerToken, DefaultBlockSize)
+	fit := sched.MaxSeqsWithoutPreemption(kvBytes, maxModelLen, bytesPerToken, sched.DefaultBlockSize)
 	if fit < 1 {
-		return 0, &FitError{Want: 1, Fit: 0, KVBytes: kvBytes, PerSeqBytes: KVBytesForSeqs(1, maxModelLen, bytesPerToken, DefaultBlockSize), MaxModelLen: maxModelLen, BytesPerToken: bytesPerToken}
+		return 0, &FitError{Want: 1, Fit: 0, KVBytes: kvBytes, PerSeqBytes: sched.KVBytesForSeqs(1, maxModelLen, bytesPerToken, sched.DefaultBlockSize), MaxModelLen: maxModelLen, BytesPerToken: bytesPerToken}
 	}
 	return min(max(classMax, 1), fit), nil
 }
@@ -87,11 +89,11 @@ func SizeMaxNumSeqs(classMax int, kvBytes int64, maxModelLen int, bytesPerToken 
 // tokens fit kvBytes without preemption.
 func CheckAdmission(kvBytes int64, n, maxModelLen int, bytesPerToken int64) error {
 	if n < 1 {
-		return fmt.Errorf("sched: max_num_seqs %d must be ≥ 1", n)
+		return fmt.Errorf("deploy: max_num_seqs %d must be ≥ 1", n)
 	}
-	fit := MaxSeqsWithoutPreemption(kvBytes, maxModelLen, bytesPerToken, DefaultBlockSize)
+	fit := sched.MaxSeqsWithoutPreemption(kvBytes, maxModelLen, bytesPerToken, sched.DefaultBlockSize)
 	if fit >= n {
 		return nil
 	}
-	return &FitError{Want: n, Fit: fit, KVBytes: kvBytes, PerSeqBytes: KVBytesForSeqs(1, maxModelLen, bytesPerToken, DefaultBlockSize), MaxModelLen: maxModelLen, BytesPerToken: bytesPerToken}
+	return &FitError{Want: n, Fit: fit, KVBytes: kvBytes, PerSeqBytes: sched.KVBytesForSeqs(1, maxModelLen, bytesPerToken, sched.DefaultBlockSize), MaxModelLen: maxModelLen, BytesPerToken: bytesPerToken}
 }

@@ -1,4 +1,4 @@
-package sched
+package deploy
 
 import (
 	"bufio"
@@ -70,13 +70,13 @@ func (h HardwareProfile) BigCPUs() []int {
 // Validate checks that the profile can drive the policy.
 func (h HardwareProfile) Validate() error {
 	if h.NLogical < 1 {
-		return fmt.Errorf("sched: hardware profile n_logical %d, want ≥ 1", h.NLogical)
+		return fmt.Errorf("deploy: hardware profile n_logical %d, want ≥ 1", h.NLogical)
 	}
 	if h.NPhysical < 1 {
-		return fmt.Errorf("sched: hardware profile n_physical %d, want ≥ 1", h.NPhysical)
+		return fmt.Errorf("deploy: hardware profile n_physical %d, want ≥ 1", h.NPhysical)
 	}
 	if h.RAMTotalBytes < 0 || h.RAMAvailableBytes < 0 {
-		return fmt.Errorf("sched: hardware profile RAM total %d / available %d is negative", h.RAMTotalBytes, h.RAMAvailableBytes)
+		return fmt.Errorf("deploy: hardware profile RAM total %d / available %d is negative", h.RAMTotalBytes, h.RAMAvailableBytes)
 	}
 	return nil
 }
@@ -140,7 +140,7 @@ func NormaliseArch(arch string) string {
 // (proc/cpuinfo, proc/meminfo, proc/version, sys/devices/system/cpu/…,
 // sys/devices/system/node/…). Missing files leave fields zero; arch is the
 // architecture the root describes (x86_64 or aarch64; Go names accepted).
-// Tests pass fixtures (fstest.MapFS or os.DirFS of sched/testdata).
+// Tests pass fixtures (fstest.MapFS or os.DirFS of deploy/testdata).
 func ProbeFS(root fs.FS, arch string) (HardwareProfile, error) {
 	h := HardwareProfile{Arch: NormaliseArch(arch), Accelerator: "none", HostOS: "linux", NUMANodes: 1}
 	if b, err := fs.ReadFile(root, "proc/cpuinfo"); err == nil {

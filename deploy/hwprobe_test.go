@@ -1,4 +1,4 @@
-package sched
+package deploy
 
 import (
 	"os"
@@ -31,9 +31,6 @@ func TestProbeFSX86Fixture(t *testing.T) {
 	if !h.SupportsBF16 || h.SupportsFP16 || h.Class() != X86CPU || h.NUMANodes != 1 || h.HostOS != "linux" {
 		t.Errorf("bf16 %v fp16 %v class %s numa %d os %s", h.SupportsBF16, h.SupportsFP16, h.Class(), h.NUMANodes, h.HostOS)
 	}
-	if ChooseDType(h) != "bfloat16" {
-		t.Errorf("dtype %s, want bfloat16", ChooseDType(h))
-	}
 	if len(h.Clusters) != 1 || !slices.Equal(h.Clusters[0], []int{0, 1, 2, 3}) {
 		t.Errorf("clusters %v, want one of every CPU (no cpufreq)", h.Clusters)
 	}
@@ -53,8 +50,8 @@ func TestProbeFSRK3588Fixture(t *testing.T) {
 	if len(h.Clusters) != 2 || !slices.Equal(h.Clusters[0], []int{4, 5, 6, 7}) || !slices.Equal(h.BigCPUs(), []int{4, 5, 6, 7}) {
 		t.Errorf("clusters %v, want the 2.4 GHz cluster 4-7 first", h.Clusters)
 	}
-	if h.SupportsBF16 || !h.SupportsFP16 || ChooseDType(h) != "float32" {
-		t.Errorf("bf16 %v fp16 %v dtype %s, want float32 without bf16", h.SupportsBF16, h.SupportsFP16, ChooseDType(h))
+	if h.SupportsBF16 || !h.SupportsFP16 {
+		t.Errorf("bf16 %v fp16 %v, want fp16 without bf16", h.SupportsBF16, h.SupportsFP16)
 	}
 }
 

@@ -1,8 +1,10 @@
-package sched
+package deploy
 
 import (
 	"fmt"
 	"slices"
+
+	"github.com/omni-tts/omni/sched"
 )
 
 // Profile is a resolved deploy profile: every number the engine runs with,
@@ -72,34 +74,34 @@ func Fields() []string { return slices.Clone(profileFields) }
 // Validate checks the resolved profile.
 func (p Profile) Validate() error {
 	if p.MaxModelLen < 1 {
-		return fmt.Errorf("sched: profile %s: max_model_len %d, want ≥ 1", p.Name, p.MaxModelLen)
+		return fmt.Errorf("deploy: profile %s: max_model_len %d, want ≥ 1", p.Name, p.MaxModelLen)
 	}
 	if p.MaxNumSeqs < 1 {
-		return fmt.Errorf("sched: profile %s: max_num_seqs %d, want ≥ 1", p.Name, p.MaxNumSeqs)
+		return fmt.Errorf("deploy: profile %s: max_num_seqs %d, want ≥ 1", p.Name, p.MaxNumSeqs)
 	}
 	if p.ModelThreads < 1 || p.CodecThreads < 1 {
-		return fmt.Errorf("sched: profile %s: threads %d (model) / %d (codec), want ≥ 1 each", p.Name, p.ModelThreads, p.CodecThreads)
+		return fmt.Errorf("deploy: profile %s: threads %d (model) / %d (codec), want ≥ 1 each", p.Name, p.ModelThreads, p.CodecThreads)
 	}
 	if p.ChunkMinFrames < 1 {
-		return fmt.Errorf("sched: profile %s: chunk_min_frames %d, want ≥ 1", p.Name, p.ChunkMinFrames)
+		return fmt.Errorf("deploy: profile %s: chunk_min_frames %d, want ≥ 1", p.Name, p.ChunkMinFrames)
 	}
 	if p.ChunkMarginMS < 0 {
-		return fmt.Errorf("sched: profile %s: chunk_safety_margin_ms %v, want ≥ 0", p.Name, p.ChunkMarginMS)
+		return fmt.Errorf("deploy: profile %s: chunk_safety_margin_ms %v, want ≥ 0", p.Name, p.ChunkMarginMS)
 	}
 	if err := p.Ramp().Validate(); err != nil {
-		return fmt.Errorf("sched: profile %s: %w", p.Name, err)
+		return fmt.Errorf("deploy: profile %s: %w", p.Name, err)
 	}
 	return nil
 }
 
 // Ramp is the profile's fixed chunk schedule.
-func (p Profile) Ramp() FixedRamp {
-	return FixedRamp{Ramp: slices.Clone(p.ChunkRamp), ChunkFrames: p.ChunkFrames, LeftContextFrames: p.LeftContextFrames}
+func (p Profile) Ramp() sched.FixedRamp {
+	return sched.FixedRamp{Ramp: slices.Clone(p.ChunkRamp), ChunkFrames: p.ChunkFrames, LeftContextFrames: p.LeftContextFrames}
 }
 
 // AdaptiveConfig is the profile's adaptive chunk controller configuration.
-func (p Profile) AdaptiveConfig() AdaptiveConfig {
-	c := DefaultAdaptiveConfig()
+func (p Profile) AdaptiveConfig() sched.AdaptiveConfig {
+	c := sched.DefaultAdaptiveConfig()
 	c.MinFrames, c.MaxFrames, c.SafetyMarginMS = p.ChunkMinFrames, p.ChunkFrames, p.ChunkMarginMS
 	return c
 }
