@@ -11,29 +11,46 @@ import (
 // for a failure.
 type Handler func(c *Case, env *Env) error
 
-// kinds maps every kind this build runs to its handler: the handler of kind
-// K is runK in kind_K.go. All seven kinds listed here are wired to the
-// engine. A kind of docs/TESTVECTORS.md that is missing from this map is an
-// unknown kind, which Run reports as a failure of the case, never a skip; a
-// kind may also map to a handler returning notSupported while its engine
-// part is being built, which fails the same way.
-var kinds = map[string]Handler{
-	"rng.exponential": runRNGExponential,
-	"sampler":         runSampler,
-	"predictor":       runPredictor,
-	"talker":          runTalker,
-	"frame":           runFrame,
-	"stats":           runStats,
-	"sched":           runSched,
-	"text":            runText,
-	"prompt":          runPrompt,
-	"codec":           runCodec,
+// registry lists every kind this build runs with its handler (the handler
+// of kind K is runK in kind_K.go), in the order of docs/TESTVECTORS.md;
+// handler and Kinds read it.
+var registry = []struct {
+	kind string
+	run  Handler
+}{
+	{"rng.exponential", runRNGExponential},
+	{"sampler", runSampler},
+	{"predictor", runPredictor},
+	{"talker", runTalker},
+	{"frame", runFrame},
+	{"stats", runStats},
+	{"sched", runSched},
+	{"text", runText},
+	{"prompt", runPrompt},
+	{"codec", runCodec},
 }
 
-// Kinds returns the kinds the runner knows, in the order of
+// handler returns the handler of kind, ok false for a kind the registry
+// lacks (Run reports it as a failure of the case, never a skip; a handler
+// may also return notSupported while its engine part is being built, which
+// fails the same way).
+func handler(kind string) (Handler, bool) {
+	for _, r := range registry {
+		if r.kind == kind {
+			return r.run, true
+		}
+	}
+	return nil, false
+}
+
+// Kinds returns the kinds the runner knows (its registry), in the order of
 // docs/TESTVECTORS.md.
 func Kinds() []string {
-	return []string{"rng.exponential", "sampler", "predictor", "talker", "frame", "stats", "sched", "text", "prompt", "codec"}
+	out := make([]string, len(registry))
+	for i, r := range registry {
+		out[i] = r.kind
+	}
+	return out
 }
 
 // ErrNotSupported is wrapped by the failure of a case whose kind is known

@@ -98,7 +98,7 @@ func Run(dirs []string, opt Options, env *Env) (*Report, error) {
 		env = &Env{}
 	}
 	if opt.Kind != "" {
-		if _, ok := kinds[opt.Kind]; !ok {
+		if _, ok := handler(opt.Kind); !ok {
 			return nil, fmt.Errorf("testvectors: unknown kind %q (known: %s)", opt.Kind, strings.Join(Kinds(), ", "))
 		}
 	}
@@ -151,7 +151,7 @@ func runFile(path string, opt Options, env *Env, seen map[string]string) (res Re
 		res.Message = err.Error()
 		return res, true
 	}
-	h, known := kinds[c.Kind]
+	h, known := handler(c.Kind)
 	if !known {
 		res.Message = c.Errorf("kind", "unknown kind %q", c.Kind).Error()
 		return res, true

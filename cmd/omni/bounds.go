@@ -3,10 +3,12 @@ package main
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/alecthomas/kong"
 
 	"github.com/omni-tts/omni/sampler"
+	"github.com/omni-tts/omni/testvectors"
 )
 
 // Bounds of the size-like flags: every count a user gives is checked
@@ -61,7 +63,8 @@ func cliVars() kong.Vars {
 		"talker_top_p": f(c.Talker.TopP), "talker_min_p": f(c.Talker.MinP),
 		"talker_repetition_penalty": f(c.Talker.RepetitionPenalty), "talker_min_tokens": strconv.Itoa(c.Talker.MinTokens),
 		"predictor_temperature": f(c.Predictor.Temperature), "predictor_top_k": strconv.Itoa(c.Predictor.TopK),
-		"predictor_top_p": f(c.Predictor.TopP),
+		"predictor_top_p":   f(c.Predictor.TopP),
+		"conformance_kinds": strings.Join(testvectors.Kinds(), ", "),
 	}
 }
 

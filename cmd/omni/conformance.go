@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/omni-tts/omni/codec"
 	"github.com/omni-tts/omni/predictor"
@@ -14,7 +15,7 @@ import (
 // conformanceCmd replays conformance suites (docs/TESTVECTORS.md).
 type conformanceCmd struct {
 	Dirs []string `arg:"" name:"dir" help:"Suite directories (or case files) to replay."`
-	Kind string   `help:"Run only cases of this kind (${enum})." enum:",rng.exponential,sampler,predictor,talker,frame,stats,sched,codec" default:""`
+	Kind string   `help:"Run only cases of this kind: ${conformance_kinds} (the runner's registry)." default:""`
 	JSON bool     `name:"json" help:"Print a machine-readable JSON report instead of text."`
 	Wasm bool     `help:"Run the cases inside the WASI control core (wazero; kernels as host functions)."`
 }
@@ -32,6 +33,9 @@ func (conformanceFailure) ExitCode() int { return exitConformance }
 
 // Run implements the "omni conformance" command.
 func (c *conformanceCmd) Run(g *Globals, _ context.Context) error {
+	if c.Kind != "" && !slices.Contains(testvectors.Kinds(), c.Kind) {
+		return usageErrorf("conformance: --kind %q unknown (known: %s)", c.Kind, strings.Join(testvectors.Kinds(), ", "))
+	}
 	var rep *testvectors.Report
 	var err error
 	if c.Wasm {

@@ -38,3 +38,31 @@ func TestConformanceExitCodes(t *testing.T) {
 		t.Errorf("--json exited %d with %q", code, out.String())
 	}
 }
+
+// TestConformanceKindsFromTheRegistry: --kind takes every kind the runner
+// knows (text and prompt included) and refuses another with the usage code.
+func TestConformanceKindsFromTheRegistry(t *testing.T) {
+	for _, kind := range []string{"text", "prompt"} {
+		var out, errb bytes.Buffer
+		if code := run([]string{"conformance", "../../testvectors/suites/" + kind, "--kind", kind}, &out, &errb); code != exitOK ||
+			!strings.HasSuffix(strings.TrimSpace(out.String()), " 0 failed") || strings.HasPrefix(strings.TrimSpace(out.String()), "0 passed") {
+			t.Errorf("--kind %s: exit %d, %s%s", kind, code, tail(out.String()), errb.String())
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"conformance", "../../testvectors/suites", "--kind", "bogus"}, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), "text, prompt, codec") {
+		t.Errorf("--kind bogus: exit %d, stderr %q; want 80 listing the known kinds", code, errb.String())
+	}
+}
+
+// TestConformanceWASMReadsModelsOutsideTheSuite replays the frame suite,
+// whose cases name ../models/tiny (outside the suite directory), inside the
+// WASI guest: the model directories the cases name are mounted read-only.
+func TestConformanceWASMReadsModelsOutsideTheSuite(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"--threads", "1", "conformance", "--wasm", "--kind", "frame", "../../testvectors/suites/frame"}, &out, &errb)
+	s := strings.TrimSpace(out.String())
+	if code != exitOK || !strings.HasSuffix(s, " 0 failed") || strings.Contains(s, "0 passed") {
+		t.Errorf("--wasm frame suite: exit %d, %s%s", code, tail(s), errb.String())
+	}
+}
