@@ -327,9 +327,16 @@ func TestSlowConsumerBoundsMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-sink.got // the codec stage holds chunk 0
-	time.Sleep(200 * time.Millisecond)
+	// Wait for the event "the hop is full" (HopDepth chunks queued behind
+	// the one the sink holds): from then on the next cut blocks in put.
 	// One chunk per frame: at most one in the sink, HopDepth queued and one
 	// blocked in put, plus the step cutting it.
+	for len(e.hop.q) < cap(e.hop.q) {
+		time.Sleep(time.Millisecond)
+	}
+	for e.stepsNow() < 4 {
+		time.Sleep(time.Millisecond)
+	}
 	if steps := e.stepsNow(); steps > 5 {
 		t.Errorf("%d frames generated while the codec stage held its first chunk, want <= 5", steps)
 	}

@@ -339,7 +339,19 @@ func unreadBound(t *testing.T, o host.Options) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1500 * time.Millisecond) // the engine runs ahead; the reader does not read
+	// Wait for the event that matters: generation has made every frame
+	// (the engine holds no running or waiting stream), so the audio the
+	// stream holds unread can only shrink from here.
+	for {
+		l, err := e.Load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Running == 0 && l.Waiting == 0 && l.Steps >= frames {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	limit := boundMS/80*1920 + 4*25*1920
 	if u := s.Unread(); u > limit {
 		t.Errorf("%d samples unread, want at most %d (bound + one batch)", u, limit)
@@ -372,10 +384,26 @@ func TestSpeechCloseDropsParkedAudio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for s.Unread() == 0 {
+	// Wait until the stream's unread audio reached the bound and the engine
+	// has generated two more chunks' worth of frames since: those chunks are
+	// parked undecoded when Close comes.
+	for s.Unread() < 160/80*1920 {
 		time.Sleep(5 * time.Millisecond)
 	}
-	time.Sleep(200 * time.Millisecond)
+	l0, err := e.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		l, err := e.Load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Steps >= l0.Steps+50 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
