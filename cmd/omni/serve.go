@@ -54,6 +54,9 @@ func (c *serveCmd) Run(g *Globals, ctx context.Context) error {
 	if err := inRange("--max-connections-per-client", c.MaxPerClient, 0, c.MaxConnections); err != nil {
 		return fmt.Errorf("%w (at most --max-connections)", err)
 	}
+	if err := c.checkFlags(); err != nil {
+		return err
+	}
 	syn, closeEngine, err := c.synthesizer(ctx, g)
 	if err != nil {
 		return err
