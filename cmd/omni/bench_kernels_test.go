@@ -40,7 +40,7 @@ func TestBenchKernelsJSON(t *testing.T) {
 		}
 	}
 	var out, errb bytes.Buffer
-	if code := run([]string{"bench", "kernels", "--block", "48", "--gib", "0.01"}, &out, &errb); code != exitError {
-		t.Errorf("--block 48: exit %d, want %d (stderr %s)", code, exitError, errb.String())
+	if code := run([]string{"bench", "kernels", "--block", "48", "--gib", "0.01"}, &out, &errb); code != exitUsage {
+		t.Errorf("--block 48: exit %d, want %d (stderr %s)", code, exitUsage, errb.String())
 	}
 }
