@@ -76,7 +76,10 @@ func E2E(ctx context.Context, e host.Engine, rec *stats.Recorder, fl *FloorMeter
 		return nil, err
 	}
 	fr := MedianFloor(before, fl.Measure())
-	w := e.Weights()
+	w := host.WeightsOf(e)
+	if w == nil {
+		return nil, fmt.Errorf("bench: the engine shows no weights (pass the engine host.Open returned)")
+	}
 	r := &E2EReport{
 		Model: o.Model, Precision: w.Precision.String(), Threads: o.Threads, Level: simd.Active().String(),
 		Streams: o.Streams, Frames: o.Frames,

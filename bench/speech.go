@@ -106,7 +106,10 @@ func Speech(ctx context.Context, e host.Engine, rec *stats.Recorder, o SpeechOpt
 	}
 	wall := float64(last.Sub(t0).Microseconds()) / 1e3
 	cpu := processCPU() - cpu0
-	w := e.Weights()
+	w := host.WeightsOf(e)
+	if w == nil {
+		return nil, fmt.Errorf("bench: the engine shows no weights (pass the engine host.Open returned)")
+	}
 	audioMS := float64(o.Frames) * core.FrameMS
 	r := &SpeechReport{
 		Model: o.Model, Precision: w.Precision.String(), CodecPrecision: o.CodecPrecision,

@@ -94,7 +94,7 @@ func startBench(ctx context.Context, e Engine, streams, frames, textLen int) (*b
 	b.res.PrefillMS = float64(time.Since(t0)) / 1e6
 	b.res.Steps = 1
 	b.busy = busy
-	b.calls0 = e.HostCalls()
+	b.calls0 = HostCallsOf(e)
 	if ht, ok := e.(hostTimer); ok {
 		b.ht0 = ht.hostTime()
 	}
@@ -131,7 +131,7 @@ func (b *benchRun) finish(ctx context.Context) (E2EResult, error) {
 	b.res.MSPerFrame = float64(b.decode) / 1e6 / float64(frames)
 	b.res.Ended = b.ss
 	if b.res.Steps > 1 {
-		b.res.HostCallsPerFrame = float64(b.e.HostCalls()-b.calls0) / float64(b.res.Steps-1)
+		b.res.HostCallsPerFrame = float64(HostCallsOf(b.e)-b.calls0) / float64(b.res.Steps-1)
 	}
 	if ht, ok := b.e.(hostTimer); ok {
 		b.res.HostMSPerFrame = float64(ht.hostTime()-b.ht0) / 1e6 / float64(frames)

@@ -124,11 +124,6 @@ type Engine interface {
 	Load() (core.Load, error)
 	// Mode returns where the control core runs.
 	Mode() Mode
-	// Weights returns the weights loaded on this side (their sizes give a
-	// benchmark's bytes per frame); the engine owns them.
-	Weights() *predictor.Weights
-	// HostCalls returns the guest→host calls made so far (0 in Native mode).
-	HostCalls() uint64
 	// Close ends every stream and frees the engine.
 	Close() error
 }

@@ -70,11 +70,11 @@ func (n *nativeEngine) Load() (core.Load, error) { return n.e.Load(), nil }
 // Mode implements Engine.
 func (n *nativeEngine) Mode() Mode { return Native }
 
-// Weights implements Engine.
-func (n *nativeEngine) Weights() *predictor.Weights { return n.w }
+// weights implements measured.
+func (n *nativeEngine) weights() *predictor.Weights { return n.w }
 
-// HostCalls implements Engine: a native engine makes none.
-func (n *nativeEngine) HostCalls() uint64 { return 0 }
+// hostCalls implements measured.
+func (n *nativeEngine) hostCalls() uint64 { return 0 }
 
 // Close implements Engine.
 func (n *nativeEngine) Close() error {

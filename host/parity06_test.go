@@ -101,10 +101,8 @@ func (n nativeCore) Load() (core.Load, error)      { return n.e.Load(), nil }
 func (n nativeCore) Start(ctx context.Context) func() error {
 	return start(ctx, n.e.Run, func(error) { n.e.Close() })
 }
-func (n nativeCore) Mode() Mode                  { return Native }
-func (n nativeCore) HostCalls() uint64           { return 0 }
-func (n nativeCore) Weights() *predictor.Weights { return nil }
-func (n nativeCore) IDs() core.SpecialIDs        { return core.SpecialIDs{} }
+func (n nativeCore) Mode() Mode           { return Native }
+func (n nativeCore) IDs() core.SpecialIDs { return core.SpecialIDs{} }
 func (n nativeCore) Request(core.TextInput) (core.Request, error) {
 	return core.Request{}, errors.New("nativeCore builds no text requests")
 }

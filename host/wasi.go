@@ -396,11 +396,11 @@ func (e *wasiEngine) Load() (core.Load, error) {
 // Mode implements Engine.
 func (e *wasiEngine) Mode() Mode { return WASI }
 
-// Weights implements Engine.
-func (e *wasiEngine) Weights() *predictor.Weights { return e.w }
+// weights implements measured.
+func (e *wasiEngine) weights() *predictor.Weights { return e.w }
 
-// HostCalls implements Engine.
-func (e *wasiEngine) HostCalls() uint64 {
+// hostCalls implements measured.
+func (e *wasiEngine) hostCalls() uint64 {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.s.calls

@@ -40,7 +40,7 @@ func (c *benchE2ECmd) Run(g *Globals, ctx context.Context) error {
 	defer e.Close()
 	fl := bench.NewFloorMeter(e.threads)
 	defer fl.Close()
-	rep, err := bench.E2E(ctx, e, e.rec, fl, e.e2eOptions(c.Streams, c.Frames, c.Warmup), logf)
+	rep, err := bench.E2E(ctx, e.Engine, e.rec, fl, e.e2eOptions(c.Streams, c.Frames, c.Warmup), logf)
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func (c *benchE2ECmd) runSpeech(g *Globals, ctx context.Context, logf func(strin
 		return err
 	}
 	defer e.Close()
-	rep, err := bench.Speech(ctx, e, e.rec, e.speechOptions(c.Streams, c.Frames, c.Warmup), logf)
+	rep, err := bench.Speech(ctx, e.Engine, e.rec, e.speechOptions(c.Streams, c.Frames, c.Warmup), logf)
 	if err != nil {
 		return err
 	}

@@ -249,7 +249,7 @@ func (c *runCmd) Run(g *Globals, ctx context.Context) error {
 	}
 	pb := core.Playback(s.Submitted(), s.Arrivals())
 	logf("ended by %s after %d frames of cap %d (%.2f s of audio); TTFA %.0f ms, playback start %.0f ms, %d stall(s); %d host calls",
-		end.Reason, end.Frames, end.Cap, float64(end.Frames)*core.FrameMS/1000, pb.TTFAMS, pb.StartMS, pb.Stalls, e.HostCalls())
+		end.Reason, end.Frames, end.Cap, float64(end.Frames)*core.FrameMS/1000, pb.TTFAMS, pb.StartMS, pb.Stalls, host.HostCallsOf(e.Engine))
 	out := codesFile{Model: c.Model, Precision: c.Precision, Mode: mode.String(), TextIDs: req.TextIDs, Frames: len(res.codes),
 		End: end.Reason.String(), Partial: ctx.Err() != nil, Codes: res.codes, Playback: playbackJSON{pb.TTFAMS, pb.StartMS, pb.Stalls, pb.StallMS}}
 	if err := writeJSON(g.Stdout, c.Out, out, false); err != nil {

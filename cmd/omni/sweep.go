@@ -85,7 +85,7 @@ func (c *sweepCmd) Run(g *Globals, ctx context.Context) error {
 		fl := bench.NewFloorMeter(e.threads)
 		for _, n := range streams {
 			logf("%d thread(s), %d stream(s)", t, n)
-			rep, err := bench.E2E(ctx, e, e.rec, fl, e.e2eOptions(n, c.Frames, c.Warmup), logf)
+			rep, err := bench.E2E(ctx, e.Engine, e.rec, fl, e.e2eOptions(n, c.Frames, c.Warmup), logf)
 			if err != nil {
 				fl.Close()
 				e.Close()
@@ -185,7 +185,7 @@ func (c *sweepCmd) runSpeech(g *Globals, ctx context.Context) error {
 		}
 		for _, n := range streams {
 			logf("%d+%d thread(s), %d stream(s)", e.threads, e.codecThreads, n)
-			rep, err := bench.Speech(ctx, e, e.rec, e.speechOptions(n, c.Frames, c.Warmup), logf)
+			rep, err := bench.Speech(ctx, e.Engine, e.rec, e.speechOptions(n, c.Frames, c.Warmup), logf)
 			if err != nil {
 				e.Close()
 				return err
