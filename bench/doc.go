@@ -6,7 +6,7 @@
 // omni command is wiring: flags in, a report out.
 //
 // One definition of ms_per_frame serves every mode: the wall time of the
-// decode steps of host.BenchE2E's workload (each step makes one frame of
+// decode steps of RunE2E's workload (each step makes one frame of
 // every stream) divided by the frames each stream made; prefill, the first
 // step, is reported apart.
 //

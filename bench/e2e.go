@@ -12,7 +12,7 @@ import (
 )
 
 // E2EReport is what "omni bench e2e --json" prints. ms_per_frame is the
-// one definition (host.E2EResult.MSPerFrame): the wall time of the decode
+// one definition (E2EResult.MSPerFrame): the wall time of the decode
 // steps divided by the frames each stream made, every step making one
 // frame of every stream.
 type E2EReport struct {
@@ -23,7 +23,7 @@ type E2EReport struct {
 	Streams   int    `json:"streams"`
 	Frames    int    `json:"frames"`
 
-	MsPerFrame float64 `json:"ms_per_frame"` // wall time of the decode steps ÷ frames per stream (host.E2EResult)
+	MsPerFrame float64 `json:"ms_per_frame"` // wall time of the decode steps ÷ frames per stream (E2EResult)
 	RTF        float64 `json:"rtf"`          // ms_per_frame / 80
 	FramesPerS float64 `json:"frames_per_s"` // all streams' frames / wall time of the prefill and decode steps
 
@@ -56,7 +56,7 @@ type E2EOptions struct {
 	TextLen int    // text ids per request
 }
 
-// E2E runs a warm-up pass, then the timed pass of host.BenchE2E's workload
+// E2E runs a warm-up pass, then the timed pass of RunE2E's workload
 // on e, with the floor measured by fl before and after the timed pass. rec
 // is the engine's step-stats recorder (reset after the warm-up, so the
 // attribution covers the timed pass); nil leaves the attribution and the
@@ -64,14 +64,14 @@ type E2EOptions struct {
 func E2E(ctx context.Context, e host.Engine, rec *stats.Recorder, fl *FloorMeter, o E2EOptions, logf func(string, ...any)) (*E2EReport, error) {
 	if o.Warmup >= 2 {
 		logf("warm-up: %d stream(s) × %d frames", o.Streams, o.Warmup)
-		if _, err := host.BenchE2E(ctx, e, o.Streams, o.Warmup, o.TextLen); err != nil {
+		if _, err := RunE2E(ctx, e, o.Streams, o.Warmup, o.TextLen); err != nil {
 			return nil, err
 		}
 	}
 	rec.Reset()
 	before := fl.Measure()
 	logf("timed: %d stream(s) × %d frames", o.Streams, o.Frames)
-	res, err := host.BenchE2E(ctx, e, o.Streams, o.Frames, o.TextLen)
+	res, err := RunE2E(ctx, e, o.Streams, o.Frames, o.TextLen)
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ type WASIReport struct {
 	Frames    int    `json:"frames"`
 	Mode      string `json:"mode"` // "wasi"
 
-	MsPerFrame        float64 `json:"ms_per_frame"` // WASI, median over the runs of host.E2EResult.MSPerFrame (the one definition)
+	MsPerFrame        float64 `json:"ms_per_frame"` // WASI, median over the runs of E2EResult.MSPerFrame (the one definition)
 	RTF               float64 `json:"rtf"`
 	NativeMsPerFrame  float64 `json:"native_ms_per_frame"`         // median, same run
 	Ratio             float64 `json:"wasi_over_native"`            // median of the per-step ratios (lockstep pairs)
@@ -38,7 +38,7 @@ type WASIReport struct {
 	GuestEncodeMs float64 `json:"guest_encode_ms"`
 	GuestPickMs   float64 `json:"guest_pick_ms"` // of guest_step_ms, the code predictor's sampling
 
-	Runs []host.E2EResult `json:"runs"`
+	Runs []E2EResult `json:"runs"`
 }
 
 // WASIOptions is one native-against-WASI measurement.
@@ -51,28 +51,28 @@ type WASIOptions struct {
 	Repeat  int // timed repetitions, both modes in lockstep
 }
 
-// WASI runs host.CompareE2E on o (loaded once for both modes) and reduces
+// WASI runs CompareE2E on o (loaded once for both modes) and reduces
 // its runs: medians of each mode's ms_per_frame, the median and quartiles
 // of the lockstep step ratios.
 func WASI(ctx context.Context, ho host.Options, o WASIOptions) (*WASIReport, error) {
-	cmp, err := host.CompareE2E(ctx, ho, o.Streams, o.Frames, o.TextLen, o.Warmup, o.Repeat)
+	cmp, err := CompareE2E(ctx, ho, o.Streams, o.Frames, o.TextLen, o.Warmup, o.Repeat)
 	if err != nil {
 		return nil, err
 	}
-	field := func(rs []host.E2EResult, f func(host.E2EResult) float64) float64 {
+	field := func(rs []E2EResult, f func(E2EResult) float64) float64 {
 		v := make([]float64, len(rs))
 		for i, r := range rs {
 			v[i] = f(r)
 		}
 		return Median(v)
 	}
-	ms := func(r host.E2EResult) float64 { return r.MSPerFrame }
+	ms := func(r E2EResult) float64 { return r.MSPerFrame }
 	r := &WASIReport{
 		Model: o.Model, Precision: ho.Precision.String(), Threads: ho.Threads, Streams: o.Streams, Frames: o.Frames, Mode: "wasi",
 		MsPerFrame: field(cmp.WASI, ms), NativeMsPerFrame: field(cmp.Native, ms), StepPairs: len(cmp.StepRatios),
-		HostCallsPerFrame: field(cmp.WASI, func(r host.E2EResult) float64 { return r.HostCallsPerFrame }),
-		HostMsPerFrame:    field(cmp.WASI, func(r host.E2EResult) float64 { return r.HostMSPerFrame }),
-		Runs:              append(append([]host.E2EResult(nil), cmp.Native...), cmp.WASI...),
+		HostCallsPerFrame: field(cmp.WASI, func(r E2EResult) float64 { return r.HostCallsPerFrame }),
+		HostMsPerFrame:    field(cmp.WASI, func(r E2EResult) float64 { return r.HostMSPerFrame }),
+		Runs:              append(append([]E2EResult(nil), cmp.Native...), cmp.WASI...),
 	}
 	r.RTF = r.MsPerFrame / core.FrameMS
 	r.RatioOfMedians = r.MsPerFrame / r.NativeMsPerFrame

@@ -29,7 +29,7 @@ type wasiEngine struct {
 	ctx    context.Context
 	spec   abi.EngineSpec
 	ownSrc predictor.Source
-	w      *predictor.Weights // the host's weights, on guest handles (nil in CompareE2E)
+	w      *predictor.Weights // the host's weights, on guest handles (nil in an OpenPair)
 
 	mu      sync.Mutex // serializes every guest call (Submit, Step, Load, Close)
 	in      *instance
@@ -100,7 +100,7 @@ func newWASIEngine(ctx context.Context, o Options, src predictor.Source, s *host
 		return nil, fmt.Errorf("host: encode guarded channels: %w", err)
 	}
 	tx := o.text
-	if tx == nil { // CompareE2E and tests build the engine without Open
+	if tx == nil { // OpenPair and tests build the engine without Open
 		if tx, err = newTexter(o.Files, src.Config()); err != nil {
 			return nil, err
 		}

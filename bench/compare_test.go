@@ -1,4 +1,4 @@
-package host
+package bench
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/omni-tts/omni/core"
+	"github.com/omni-tts/omni/host"
 )
 
 // TestCompareE2ELockstep runs the paired comparison on the tiny model and
@@ -14,7 +15,7 @@ import (
 // accounting present. It asserts no timing.
 func TestCompareE2ELockstep(t *testing.T) {
 	const streams, frames, reps = 2, 5, 2
-	c, err := CompareE2E(context.Background(), Options{Model: "synth:tiny", Threads: 1, Engine: core.Config{Throttle: core.Throttle{Disabled: true}}}, streams, frames, 4, 2, reps)
+	c, err := CompareE2E(context.Background(), host.Options{Model: "synth:tiny", Threads: 1, Engine: core.Config{Throttle: core.Throttle{Disabled: true}}}, streams, frames, 4, 2, reps)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package host
+package bench
 
 import (
 	"context"
@@ -6,9 +6,10 @@ import (
 	"testing"
 
 	"github.com/omni-tts/omni/core"
+	"github.com/omni-tts/omni/host"
 )
 
-// BenchmarkE2E runs BenchE2E's workload (2 streams × 8 frames) in each
+// BenchmarkE2E runs RunE2E's workload (2 streams × 8 frames) in each
 // mode and reports its ms_per_frame, the one definition both modes share.
 // The model is synth:tiny, or OMNI_E2E_MODEL (e.g. synth:0.6b); for the
 // figures of a real run, native and WASI stepped in lockstep, use
@@ -19,9 +20,9 @@ func BenchmarkE2E(b *testing.B) {
 		spec = "synth:tiny"
 	}
 	ctx := context.Background()
-	for _, mode := range []Mode{Native, WASI} {
+	for _, mode := range []host.Mode{host.Native, host.WASI} {
 		b.Run(mode.String(), func(b *testing.B) {
-			e, err := Open(ctx, Options{Model: spec, Mode: mode, MaxBatch: 2, Threads: 1,
+			e, err := host.Open(ctx, host.Options{Model: spec, Mode: mode, MaxBatch: 2, Threads: 1,
 				Engine: core.Config{Throttle: core.Throttle{Disabled: true}}})
 			if err != nil {
 				b.Fatal(err)
@@ -30,7 +31,7 @@ func BenchmarkE2E(b *testing.B) {
 			b.ResetTimer()
 			var ms, calls float64
 			for i := 0; i < b.N; i++ {
-				r, err := BenchE2E(ctx, e, 2, 8, 8)
+				r, err := RunE2E(ctx, e, 2, 8, 8)
 				if err != nil {
 					b.Fatal(err)
 				}
