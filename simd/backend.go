@@ -46,6 +46,8 @@ type Backend struct {
 	snakeT     snakeTask
 	geluT      geluTask
 	attnWin    []float32 // WindowAttention's rotated q and scores
+
+	wc cacheState // the prepared-weights cache's recording or replay (prepared.go)
 }
 
 // NewBackend returns a Backend whose matrix products run on threads worker
@@ -65,6 +67,7 @@ func (b *Backend) Close() {
 		b.pool = nil
 	}
 	b.objs, b.free = nil, nil
+	b.closeFiles()
 }
 
 // objKind tells what a handle holds.
@@ -98,6 +101,7 @@ type object struct {
 	f32       *f32Weights
 	bias      []float32
 	perTensor bool // fp32 weights that were quantized per tensor; activations too
+	mapped    bool // replayed from a cache file: read-only (prepared.go)
 	// vector, table
 	data []float32
 	// rope
@@ -152,6 +156,10 @@ func checkFinite(what string, v []float32) error {
 // and per activation matrix, simulated in fp32). It implements
 // predictor.Backend.
 func (b *Backend) NewMatrix(rows, cols int, data, bias []float32, precision string) (int32, error) {
+	sig := sigMatrix(rows, cols, bias != nil, precision)
+	if b.replaying() {
+		return b.replayNext(sig)
+	}
 	if rows < 1 || cols < 1 || rows > 1<<24 || cols > 1<<24 {
 		return -1, fmt.Errorf("simd: backend: matrix %d×%d: sizes must be in [1, 2²⁴]", rows, cols)
 	}
@@ -198,7 +206,7 @@ func (b *Backend) NewMatrix(rows, cols int, data, bias []float32, precision stri
 	default:
 		return -1, fmt.Errorf("simd: backend: matrix precision %q unknown (want fp32, int8 or int8-pertensor)", precision)
 	}
-	return b.put(o), nil
+	return b.made(o, sig), nil
 }
 
 // fakeQuantTensor writes to dst src quantized to int8 with one scale for the
@@ -220,18 +228,24 @@ func fakeQuantTensor(dst, src []float32) {
 
 // NewVector uploads a weight vector. It implements predictor.Backend.
 func (b *Backend) NewVector(data []float32) (int32, error) {
+	if b.replaying() {
+		return b.replayNext(sigVector(len(data)))
+	}
 	if len(data) < 1 {
 		return -1, fmt.Errorf("simd: backend: empty vector")
 	}
 	if err := checkFinite("vector", data); err != nil {
 		return -1, err
 	}
-	return b.put(object{kind: kindVector, cols: len(data), data: append([]float32(nil), data...)}), nil
+	return b.made(object{kind: kindVector, cols: len(data), data: append([]float32(nil), data...)}, sigVector(len(data))), nil
 }
 
 // NewTable uploads an fp32 embedding table (nil data: zeros). It implements
 // predictor.Backend.
 func (b *Backend) NewTable(rows, cols int, data []float32) (int32, error) {
+	if b.replaying() {
+		return b.replayNext(sigTable(rows, cols))
+	}
 	if rows < 1 || cols < 1 || int64(rows)*int64(cols) > 1<<32 {
 		return -1, fmt.Errorf("simd: backend: table %d×%d: sizes must be ≥ 1 and at most 2³² values", rows, cols)
 	}
@@ -243,7 +257,7 @@ func (b *Backend) NewTable(rows, cols int, data []float32) (int32, error) {
 	}
 	t := make([]float32, rows*cols)
 	copy(t, data)
-	return b.put(object{kind: kindTable, rows: rows, cols: cols, data: t}), nil
+	return b.made(object{kind: kindTable, rows: rows, cols: cols, data: t}, sigTable(rows, cols)), nil
 }
 
 // WriteTable overwrites rows row0.. of a table. It implements
@@ -252,6 +266,12 @@ func (b *Backend) WriteTable(table int32, row0 int, data []float32) error {
 	o, err := b.get(table, kindTable, "table")
 	if err != nil {
 		return err
+	}
+	if b.replaying() && o.mapped {
+		return nil // the rows are in the cache file
+	}
+	if o.mapped {
+		return fmt.Errorf("simd: backend: write into table %d, which is mapped read-only from the prepared-weights cache", table)
 	}
 	if len(data)%o.cols != 0 || row0 < 0 || row0+len(data)/o.cols > o.rows {
 		return fmt.Errorf("simd: backend: write of %d values at row %d into a %d×%d table", len(data), row0, o.rows, o.cols)
@@ -265,6 +285,9 @@ func (b *Backend) WriteTable(table int32, row0 int, data []float32) error {
 
 // NewRope builds rotary tables. It implements predictor.Backend.
 func (b *Backend) NewRope(headDim, maxPos int, theta float32) (int32, error) {
+	if b.replaying() {
+		return b.replayNext(sigRope(headDim, maxPos, theta))
+	}
 	if headDim < 2 || headDim%2 != 0 || headDim > 1<<12 || maxPos < 1 || maxPos > 1<<20 || !(theta > 1) {
 		return -1, fmt.Errorf("simd: backend: rope head_dim %d, max positions %d, theta %v: want an even head_dim ≤ 4096, 1..2²⁰ positions and theta > 1", headDim, maxPos, theta)
 	}
@@ -272,7 +295,7 @@ func (b *Backend) NewRope(headDim, maxPos int, theta float32) (int32, error) {
 	if err != nil {
 		return -1, fmt.Errorf("simd: backend: %w", err)
 	}
-	return b.put(object{kind: kindRope, cols: headDim, maxPos: maxPos, rope: r}), nil
+	return b.made(object{kind: kindRope, cols: headDim, maxPos: maxPos, rope: r}, sigRope(headDim, maxPos, theta)), nil
 }
 
 // NewKVCache allocates a zeroed fp32 KV cache. It implements

@@ -106,6 +106,10 @@ const convPrecisions = "fp32, bf16 or int8"
 // NewMatrix's "int8" does (without the Hadamard rotation). It implements
 // codec.Backend.
 func (b *Backend) NewConv(out, in, kernel, dilation int, w, bias []float32, precision string) (int32, error) {
+	sig := sigConv("conv", out, in, kernel, dilation, bias != nil, precision)
+	if b.replaying() {
+		return b.replayNext(sig)
+	}
 	what := fmt.Sprintf("conv %d×%d×%d dilation %d", out, in, kernel, dilation)
 	if out < 1 || in < 1 || kernel < 1 || dilation < 1 || out > 1<<20 || in > 1<<20 || kernel > 1<<10 || dilation > 1<<10 ||
 		int64(out)*int64(in)*int64(kernel) > 1<<30 {
@@ -137,7 +141,7 @@ func (b *Backend) NewConv(out, in, kernel, dilation int, w, bias []float32, prec
 	if bias != nil {
 		c.bias = append([]float32(nil), bias...)
 	}
-	return b.put(object{kind: kindConv, rows: out, cols: in, conv: c}), nil
+	return b.made(object{kind: kindConv, rows: out, cols: in, conv: c}, sig), nil
 }
 
 // pack stores W' (rows×cols) in the precision asked for.
@@ -179,6 +183,10 @@ func (c *convWeights) pack(wp []float32, rows, cols int, precision, what string)
 // (nil or out values), in precision "fp32", "bf16" or "int8" (as NewConv). It
 // implements codec.Backend.
 func (b *Backend) NewConvTranspose(in, out, kernel, stride int, w, bias []float32, precision string) (int32, error) {
+	sig := sigConv("convT", in, out, kernel, stride, bias != nil, precision)
+	if b.replaying() {
+		return b.replayNext(sig)
+	}
 	what := fmt.Sprintf("transposed conv %d×%d×%d stride %d", in, out, kernel, stride)
 	if out < 1 || in < 1 || stride < 1 || kernel < stride || out > 1<<20 || in > 1<<20 || kernel > 1<<10 ||
 		int64(out)*int64(in)*int64(kernel) > 1<<30 {
@@ -210,12 +218,15 @@ func (b *Backend) NewConvTranspose(in, out, kernel, stride int, w, bias []float3
 	if bias != nil {
 		c.bias = append([]float32(nil), bias...)
 	}
-	return b.put(object{kind: kindConvT, rows: out, cols: in, conv: c}), nil
+	return b.made(object{kind: kindConvT, rows: out, cols: in, conv: c}, sig), nil
 }
 
 // NewDepthwise uploads a depthwise Conv1d weight w[c][0][j] (ch×1×kernel)
 // with an optional bias (nil or ch values). It implements codec.Backend.
 func (b *Backend) NewDepthwise(ch, kernel int, w, bias []float32) (int32, error) {
+	if b.replaying() {
+		return b.replayNext(sigDepthwise(ch, kernel, bias != nil))
+	}
 	what := fmt.Sprintf("depthwise conv %d×%d", ch, kernel)
 	if ch < 1 || kernel < 1 || ch > 1<<24 || kernel > 1<<10 {
 		return -1, fmt.Errorf("simd: backend: %s: sizes must be ≥ 1 (channels ≤ 2²⁴, kernel ≤ 1024)", what)
@@ -238,7 +249,7 @@ func (b *Backend) NewDepthwise(ch, kernel int, w, bias []float32) (int32, error)
 	if bias != nil {
 		d.bias = append([]float32(nil), bias...)
 	}
-	return b.put(object{kind: kindDepthwise, rows: kernel, cols: ch, dw: d}), nil
+	return b.made(object{kind: kindDepthwise, rows: kernel, cols: ch, dw: d}, sigDepthwise(ch, kernel, bias != nil)), nil
 }
 
 // NewSnake uploads SnakeBeta parameters (log scale, as stored) for ch
@@ -246,6 +257,9 @@ func (b *Backend) NewDepthwise(ch, kernel int, w, bias []float32) (int32, error)
 // with exp(α) and 1/(exp(β)+1e-9) computed here in float32. It implements
 // codec.Backend.
 func (b *Backend) NewSnake(ch int, alpha, beta []float32) (int32, error) {
+	if b.replaying() {
+		return b.replayNext(sigSnake(ch))
+	}
 	if ch < 1 || len(alpha) != ch || len(beta) != ch {
 		return -1, fmt.Errorf("simd: backend: snake of %d channels given %d α and %d β values", ch, len(alpha), len(beta))
 	}
@@ -265,7 +279,7 @@ func (b *Backend) NewSnake(ch int, alpha, beta []float32) (int32, error) {
 			return -1, fmt.Errorf("simd: backend: snake channel %d: α %v, β %v overflow float32", c, alpha[c], beta[c])
 		}
 	}
-	return b.put(object{kind: kindSnake, cols: ch, snake: s}), nil
+	return b.made(object{kind: kindSnake, cols: ch, snake: s}, sigSnake(ch)), nil
 }
 
 // NewWindowKV allocates one stream's sliding-window attention state: for
