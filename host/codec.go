@@ -111,7 +111,11 @@ func openCodecStage(o *Options) (*codec.Model, *simd.Backend, error) {
 		threads = o.Threads
 	}
 	cb := simd.NewBackend(threads)
-	m, err := load(cb)
+	spec := o.Codec.Spec
+	if spec == "" {
+		spec = o.Model
+	}
+	m, err := o.cache.openCodec(spec, load, cb, cb, o.Codec.Precision)
 	if err == nil {
 		err = warmCodec(m)
 	}

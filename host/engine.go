@@ -90,9 +90,12 @@ type Options struct {
 	CallTimeout time.Duration
 	// GuestModule replaces the embedded guest (tests).
 	GuestModule []byte
+	// WeightCache is the prepared-weights cache (wcache.go; off by default).
+	WeightCache WeightCache
 
 	codecLoad *abi.CodecLoad // WASI: the codec load each instance replays
 	text      *texter        // the model's tokenizer, loaded by Open
+	cache     *cacheRun      // the weight cache of this Open (nil: off)
 }
 
 // Engine is an omni engine in either mode behind one interface: Submit a
@@ -186,6 +189,7 @@ func Open(ctx context.Context, opts Options) (Engine, error) {
 		return nil, err
 	}
 	nb := simd.NewBackend(opts.Threads)
+	opts.cache = newCacheRun(opts.WeightCache)
 	var e Engine
 	if opts.Mode == WASI {
 		e, err = openWASI(ctx, opts, src, nb)

@@ -23,7 +23,7 @@ type nativeEngine struct {
 
 // openNative loads the weights on nb and starts a core.Engine.
 func openNative(o Options, src predictor.Source, nb *simd.Backend) (*nativeEngine, error) {
-	w, err := predictor.LoadWeights(src, nb, o.Precision)
+	w, err := o.cache.loadWeights(o.Model, src, nb, nb, o.Precision)
 	if err != nil {
 		return nil, err
 	}

@@ -48,7 +48,7 @@ func OpenPair(ctx context.Context, o Options) (*Pair, error) {
 		p.src = src.Close
 	}
 	nb := simd.NewBackend(o.Threads)
-	s, rec, w, err := loadShared(src, nb, o.Precision)
+	s, rec, w, err := loadShared(src, nb, o.Precision, nil)
 	if err != nil {
 		nb.Close()
 		p.src()

@@ -28,7 +28,7 @@ func TestNativeAndWASIBitIdentical06B(t *testing.T) {
 	}
 	defer src.Close()
 	nb := simd.NewBackend(simd.DefaultThreads())
-	s, rec, w, err := loadShared(src, nb, predictor.Int8)
+	s, rec, w, err := loadShared(src, nb, predictor.Int8, nil)
 	if err != nil {
 		nb.Close()
 		t.Fatal(err)

@@ -45,7 +45,9 @@ type wasiEngine struct {
 // openWASI loads the weights natively, builds the runtime and the first
 // instance.
 func openWASI(ctx context.Context, o Options, src predictor.Source, nb *simd.Backend) (*wasiEngine, error) {
-	s, rec, w, err := loadShared(src, nb, o.Precision)
+	s, rec, w, err := loadShared(src, nb, o.Precision, func(b predictor.Backend) (*predictor.Weights, error) {
+		return o.cache.loadWeights(o.Model, src, nb, b, o.Precision)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +56,13 @@ func openWASI(ctx context.Context, o Options, src predictor.Source, nb *simd.Bac
 		// The guest runs the codec stage inline in its engine: the host
 		// loads the codec natively through the recorder (its weights stay
 		// host-owned) and each instance replays the load.
-		if _, cl, err = recordCodec(s, load); err != nil {
+		spec := o.Codec.Spec
+		if spec == "" {
+			spec = o.Model
+		}
+		if _, cl, err = recordCodec(s, func(b codec.Backend) (*codec.Model, error) {
+			return o.cache.openCodec(spec, load, nb, b, o.Codec.Precision)
+		}); err != nil {
 			s.table.release(ownerHost, func(h int32) { nb.Free(h) })
 			return nil, err
 		}
@@ -72,10 +80,13 @@ func openWASI(ctx context.Context, o Options, src predictor.Source, nb *simd.Bac
 // loadShared loads src's weights on nb through a recorder: the handles are
 // host-owned entries of a fresh state's table, logged for guest replay.
 // The returned weights use guest handles (run them on rec).
-func loadShared(src predictor.Source, nb *simd.Backend, prec predictor.Precision) (*hostState, *recorder, *predictor.Weights, error) {
+func loadShared(src predictor.Source, nb *simd.Backend, prec predictor.Precision, load func(predictor.Backend) (*predictor.Weights, error)) (*hostState, *recorder, *predictor.Weights, error) {
 	s := newHostState(nb, src, 16<<30)
 	rec := &recorder{s: s}
-	w, err := predictor.LoadWeights(src, rec, prec)
+	if load == nil {
+		load = func(b predictor.Backend) (*predictor.Weights, error) { return predictor.LoadWeights(src, b, prec) }
+	}
+	w, err := load(rec)
 	if err != nil {
 		s.table.release(ownerHost, func(h int32) { nb.Free(h) })
 		return nil, nil, nil, err

@@ -56,6 +56,7 @@ type CLI struct {
 	Serve       serveCmd       `cmd:"" help:"Serve the OpenAI-compatible speech API, a playground page and metrics."`
 	Loadtest    loadtestCmd    `cmd:"" help:"Open many speech streams against a server; report TTFA, RTF, 429s and lost audio."`
 	Decode      decodeCmd      `cmd:"" help:"Decode codec frames (the JSON omni run writes) to a 16-bit PCM WAV."`
+	Cache       cacheCmd       `cmd:"" help:"The prepared-weights cache: ls, rm, prune."`
 }
 
 // exitCoder lets a command choose the process exit status (conformance

@@ -28,6 +28,7 @@ type engineFlags struct {
 	Codec         string `help:"Codec for the audio: a codec or checkpoint directory, or synth:SIZE[@SEED] (default: the model's own)."`
 	CodecPrec     string `name:"codec-precision" default:"auto" enum:"auto,fp32,bf16,int8,mixed" help:"Codec precision: ${enum}; auto is bf16 where the kernels compute in bf16 (AVX-512 BF16), else fp32 (${default})."`
 	CodecThreads  int    `name:"codec-threads" help:"Threads of the codec stage's kernel pool (default: the deploy profile's codec_threads)."`
+	cacheFlags
 
 	// audio is set by the command: decode the codes into PCM in the engine.
 	audio bool
@@ -80,7 +81,7 @@ func (f *engineFlags) hostOptions(g *Globals, maxBatch int, mode host.Mode) (hos
 		maxBatch = prof.MaxNumSeqs
 	}
 	return host.Options{Model: f.Model, Files: &files, Source: src, Precision: prec, Mode: mode, MaxBatch: maxBatch,
-		Threads: g.kernelThreads(prof.ModelThreads), Engine: f.engineConfig(prof), Stderr: g.Stderr,
+		Threads: g.kernelThreads(prof.ModelThreads), Engine: f.engineConfig(prof), Stderr: g.Stderr, WeightCache: f.weightCache(g),
 		Codec: host.CodecSettings{Off: !f.audio, Spec: f.Codec, Precision: f.CodecPrec, Threads: f.codecThreads(prof)}}, prof, nil
 }
 
