@@ -180,6 +180,9 @@ type hollowSource struct {
 	loading bool
 }
 
+// Hollow tells the predictor's loader that whole-tensor reads are hollow.
+func (h *hollowSource) Hollow() bool { return h.loading }
+
 // ReadF32 implements predictor.Source.
 func (h *hollowSource) ReadF32(name string, dst []float32) error {
 	if h.loading {

@@ -148,6 +148,15 @@ func (ld *loader) read(name string, dst []float32) error {
 	return nil
 }
 
+// hollow reports whether the source's whole-tensor reads are hollow (a
+// replayed load: the backend answers every upload from a record, so the
+// values are never used and transforming them would be wasted work). A
+// Source says so with a Hollow() bool method.
+func (ld *loader) hollow() bool {
+	h, ok := ld.src.(interface{ Hollow() bool })
+	return ok && h.Hollow()
+}
+
 // keep records a handle for release on failure.
 func (ld *loader) keep(h int32, err error) (int32, error) {
 	if err == nil {
@@ -197,7 +206,7 @@ func (ld *loader) matrixScaled(names []string, rows []int, cols int, bias, prec 
 		}
 		off += rows[i] * cols
 	}
-	if colScale != nil {
+	if colScale != nil && !ld.hollow() {
 		for r := 0; r < total; r++ {
 			row := buf[r*cols : (r+1)*cols]
 			for k, c := range colScale {

@@ -67,11 +67,11 @@ func (h *header) marshal() []byte {
 // fields are read, since they may mean something else).
 func unmarshalHeader(b []byte) (header, error) {
 	var h header
+	if n := min(len(b), len(magic)); string(b[:n]) != string(magic[:n]) {
+		return h, errorf(ErrForeign, "no omni cache magic (starts %q)", b[:n])
+	}
 	if len(b) < headerSize {
 		return h, errorf(ErrTruncated, "%d bytes, shorter than the %d-byte header", len(b), headerSize)
-	}
-	if [8]byte(b[0:8]) != magic {
-		return h, errorf(ErrForeign, "no omni cache magic (starts %q)", b[0:8])
 	}
 	le := binary.LittleEndian
 	if got, want := le.Uint32(b[76:]), checksum(b[:76]); got != want {
