@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"github.com/omni-tts/omni/safetensors"
 	"math"
+	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -193,8 +195,30 @@ func (s *synthSource) ReadF32(name string, dst []float32) error {
 		return &safetensors.TensorError{File: s.String(), Name: name, Index: -1,
 			Err: fmt.Errorf("%w: shape %v has %d elements, destination holds %d", ErrShape, t.Shape, t.Elems(), len(dst))}
 	}
-	sp.fill(dst, 0)
+	sp.fillParallel(dst)
 	return nil
+}
+
+// fillParallel is fill(dst, 0) split over GOMAXPROCS goroutines for a big
+// tensor (a load, never a per-token read): every value is a function of its
+// index alone, so the split does not change a bit.
+func (sp *synthSpec) fillParallel(dst []float32) {
+	const minChunk = 1 << 16
+	workers := min(runtime.GOMAXPROCS(0), len(dst)/minChunk)
+	if workers <= 1 {
+		sp.fill(dst, 0)
+		return
+	}
+	var wg sync.WaitGroup
+	step := (len(dst) + workers - 1) / workers
+	for lo := 0; lo < len(dst); lo += step {
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			sp.fill(dst[lo:hi], int64(lo))
+		}(lo, min(lo+step, len(dst)))
+	}
+	wg.Wait()
 }
 
 // ReadRowsF32 implements Source.

@@ -263,3 +263,35 @@ func TestSynthLogitsNotDegenerate(t *testing.T) {
 		}
 	}
 }
+
+// TestSynthParallelFillIsSerial: a whole-tensor read (filled on all cores)
+// gives the values of row reads of the same tensor (filled on one).
+func TestSynthParallelFillIsSerial(t *testing.T) {
+	src, err := NewSynth("tiny", true, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ti := range src.Tensors() {
+		if ti.Elems() < 1<<17 || len(ti.Shape) != 2 {
+			continue
+		}
+		whole := make([]float32, ti.Elems())
+		if err := src.ReadF32(ti.Name, whole); err != nil {
+			t.Fatal(err)
+		}
+		cols := ti.Shape[1]
+		row := make([]float32, cols)
+		for r := 0; r < ti.Shape[0]; r++ {
+			if err := src.ReadRowsF32(ti.Name, r, 1, row); err != nil {
+				t.Fatal(err)
+			}
+			for c, v := range row {
+				if whole[r*cols+c] != v {
+					t.Fatalf("%s[%d][%d] = %v whole, %v by row", ti.Name, r, c, whole[r*cols+c], v)
+				}
+			}
+		}
+		return
+	}
+	t.Fatal("no tensor of synth:tiny is big enough to be filled in parallel")
+}

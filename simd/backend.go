@@ -47,7 +47,8 @@ type Backend struct {
 	geluT      geluTask
 	attnWin    []float32 // WindowAttention's rotated q and scores
 
-	wc cacheState // the prepared-weights cache's recording or replay (prepared.go)
+	wc   cacheState // the prepared-weights cache's recording or replay (prepared.go)
+	prep []float32  // NewMatrix's rotated copy of the weights (prepare_parallel.go)
 }
 
 // NewBackend returns a Backend whose matrix products run on threads worker
@@ -143,10 +144,8 @@ func (b *Backend) get(h int32, k objKind, what string) (*object, error) {
 
 // checkFinite refuses NaN and infinities in uploaded weights.
 func checkFinite(what string, v []float32) error {
-	for i, x := range v {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return fmt.Errorf("simd: backend: %s[%d] = %v is not finite", what, i, x)
-		}
+	if i := firstNonFinite(v); i >= 0 {
+		return fmt.Errorf("simd: backend: %s[%d] = %v is not finite", what, i, v[i])
 	}
 	return nil
 }
@@ -187,9 +186,9 @@ func (b *Backend) NewMatrix(rows, cols int, data, bias []float32, precision stri
 		}
 		o.f32 = m
 	case "int8":
-		w := make([]float32, len(data))
+		w := b.prepScratch(len(data))
 		copy(w, data)
-		hadamardBlocks(w, rows, cols)
+		hadamardWeights(w, rows, cols)
 		m, err := QuantizeQ8(w, rows, cols, DefaultBlock)
 		if err != nil {
 			return -1, fmt.Errorf("simd: backend: %w", err)

@@ -2,7 +2,6 @@ package simd
 
 import (
 	"fmt"
-	"math"
 	"unsafe"
 )
 
@@ -26,20 +25,20 @@ func NewF32Matrix(w []float32, rows, cols int) (*F32Matrix, error) {
 	if len(w) != rows*cols {
 		return nil, fmt.Errorf("simd: NewF32Matrix: len(w) %d, want rows×cols = %d×%d = %d", len(w), rows, cols, rows*cols)
 	}
-	for i, v := range w {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return nil, fmt.Errorf("simd: NewF32Matrix: w[row %d, col %d] = %v", i/cols, i%cols, v)
-		}
+	if i := firstNonFinite(w); i >= 0 {
+		return nil, fmt.Errorf("simd: NewF32Matrix: w[row %d, col %d] = %v", i/cols, i%cols, w[i])
 	}
 	m := &F32Matrix{rows: rows, cols: cols, panels: (rows + PanelRows - 1) / PanelRows}
 	m.data = alignedF32(m.panels * PanelRows * cols)
-	for r := 0; r < rows; r++ {
-		p, j := r/PanelRows, r%PanelRows
-		pd := m.data[p*PanelRows*cols:]
-		for k, v := range w[r*cols : (r+1)*cols] {
-			pd[k*PanelRows+j] = v
+	parallelRanges(m.panels, 4, func(p0, p1 int) {
+		for r := p0 * PanelRows; r < min(p1*PanelRows, rows); r++ {
+			p, j := r/PanelRows, r%PanelRows
+			pd := m.data[p*PanelRows*cols:]
+			for k, v := range w[r*cols : (r+1)*cols] {
+				pd[k*PanelRows+j] = v
+			}
 		}
-	}
+	})
 	return m, nil
 }
 

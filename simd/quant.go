@@ -113,10 +113,8 @@ func QuantizeQ8(w []float32, rows, cols, block int) (*Q8Matrix, error) {
 	if err := checkBlock(block); err != nil {
 		return nil, fmt.Errorf("simd: QuantizeQ8: %w", err)
 	}
-	for i, v := range w {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return nil, fmt.Errorf("simd: QuantizeQ8: w[row %d, col %d] = %v", i/cols, i%cols, v)
-		}
+	if i := firstNonFinite(w); i >= 0 {
+		return nil, fmt.Errorf("simd: QuantizeQ8: w[row %d, col %d] = %v", i/cols, i%cols, w[i])
 	}
 	m := &Q8Matrix{rows: rows, cols: cols, block: block}
 	m.nb = (cols + block - 1) / block
@@ -124,10 +122,19 @@ func QuantizeQ8(w []float32, rows, cols, block int) (*Q8Matrix, error) {
 	bb := q8BlockBytes(block)
 	m.panelBytes = m.nb * bb
 	m.data = alignedBytes(m.panels * m.panelBytes)
-	for i := range m.data {
-		m.data[i] = 128 // padding rows and columns hold qw = 0
+	parallelRanges(m.panels, 4, func(p0, p1 int) { m.quantizePanels(w, p0, p1) })
+	return m, nil
+}
+
+// quantizePanels quantizes and packs panels [p0, p1) of w into m.data.
+func (m *Q8Matrix) quantizePanels(w []float32, p0, p1 int) {
+	rows, cols, block := m.rows, m.cols, m.block
+	bb := q8BlockBytes(block)
+	part := m.data[p0*m.panelBytes : p1*m.panelBytes]
+	for i := range part {
+		part[i] = 128 // padding rows and columns hold qw = 0
 	}
-	for p := 0; p < m.panels; p++ {
+	for p := p0; p < p1; p++ {
 		for b := 0; b < m.nb; b++ {
 			rec := m.data[p*m.panelBytes+b*bb:][:bb]
 			k0, k1 := b*block, min((b+1)*block, cols)
@@ -153,7 +160,6 @@ func QuantizeQ8(w []float32, rows, cols, block int) (*Q8Matrix, error) {
 			}
 		}
 	}
-	return m, nil
 }
 
 func putF32(b []byte, v float32) {
