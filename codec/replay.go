@@ -13,17 +13,18 @@ func Replay(cfg Config, b Backend, precision string) (*Model, error) {
 		return nil, err
 	}
 	sizes := map[string]int{}
+	largest := 0
 	for _, t := range ExpectedTensors(&cfg) {
 		sizes[t.Name] = t.Elems()
+		largest = max(largest, t.Elems())
 	}
-	var zero []float32
+	// one buffer of the largest tensor, made once (growing it tensor by
+	// tensor cleared each bigger one again)
+	zero := make([]float32, largest)
 	return build(cfg, func(name string) ([]float32, error) {
 		n, ok := sizes[name]
 		if !ok {
 			return nil, errorf(ErrNoTensor, "tensor %s missing", name)
-		}
-		if cap(zero) < n {
-			zero = make([]float32, n)
 		}
 		return zero[:n:n], nil
 	}, b, precision)

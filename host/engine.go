@@ -196,6 +196,7 @@ func Open(ctx context.Context, opts Options) (Engine, error) {
 	} else {
 		e, err = openNative(opts, src, nb)
 	}
+	opts.cache.wait()
 	if err != nil {
 		nb.Close()
 		closeSrc()

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/omni-tts/omni/codec"
@@ -62,8 +63,11 @@ func DefaultWeightCacheDir() (string, error) {
 // codec's share the build digest and the one warning).
 type cacheRun struct {
 	WeightCache
-	build  string // digest of this program's executable
-	warned bool
+	build string // digest of this program's executable
+
+	mu      sync.Mutex
+	warned  bool
+	writing sync.WaitGroup // files being written behind the load
 }
 
 // newCacheRun returns the cache of one Open (nil when off).
@@ -76,8 +80,29 @@ func newCacheRun(c WeightCache) *cacheRun {
 
 // logf writes one line to the log.
 func (c *cacheRun) logf(format string, args ...any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.Log != nil {
 		fmt.Fprintf(c.Log, "cache: "+format+"\n", args...)
+	}
+}
+
+// warnOnce logs the cannot-write warning the first time only.
+func (c *cacheRun) warnOnce(err error) {
+	c.mu.Lock()
+	first := !c.warned
+	c.warned = true
+	c.mu.Unlock()
+	if first {
+		c.logf("warning: cannot write the prepared-weights cache (%v); loading in memory", err)
+	}
+}
+
+// wait waits for the files written behind the load (Open returns after
+// them, so a short run still leaves its files).
+func (c *cacheRun) wait() {
+	if c != nil {
+		c.writing.Wait()
 	}
 }
 
@@ -135,25 +160,27 @@ func (c *cacheRun) prepare(nb *simd.Backend, path string, key wcache.Key, about 
 	}
 	nb.Record()
 	meta, err := cold()
+	rec := nb.TakeRecording()
 	if err != nil {
-		nb.StopRecording()
 		return err
 	}
-	t1 := time.Now()
-	if err := c.write(nb, path, key, about, meta); err != nil {
-		nb.StopRecording()
-		if !c.warned {
-			c.warned = true
-			c.logf("warning: cannot write the prepared-weights cache (%v); loading in memory", err)
+	// The file is written behind the next load (the codec's after the
+	// talker's); Open waits for it before it returns.
+	c.writing.Add(1)
+	go func() {
+		defer c.writing.Done()
+		t1 := time.Now()
+		if err := c.write(rec, path, key, about, meta); err != nil {
+			c.warnOnce(err)
+			return
 		}
-		return nil
-	}
-	c.logf("wrote %s in %.2f s", path, time.Since(t1).Seconds())
+		c.logf("wrote %s in %.2f s", path, time.Since(t1).Seconds())
+	}()
 	return nil
 }
 
-// write saves nb's recording at path.
-func (c *cacheRun) write(nb *simd.Backend, path string, key wcache.Key, about string, meta map[string]any) error {
+// write saves a recording at path.
+func (c *cacheRun) write(rec *simd.Recording, path string, key wcache.Key, about string, meta map[string]any) error {
 	w, err := wcache.Create(path)
 	if err != nil {
 		return err
@@ -164,7 +191,7 @@ func (c *cacheRun) write(nb *simd.Backend, path string, key wcache.Key, about st
 			return err
 		}
 	}
-	if err := nb.SaveRecording(w); err != nil {
+	if err := rec.Save(w); err != nil {
 		w.Abort()
 		return err
 	}

@@ -145,6 +145,7 @@ func TestWeightCacheLogitsBitIdentical(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		c.wait()
 		m, err := core.NewModel(w, core.ModelOptions{MaxBatch: 1})
 		if err != nil {
 			t.Fatal(err)

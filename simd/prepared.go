@@ -70,9 +70,24 @@ func (b *Backend) made(o object, sig string) int32 {
 
 // SaveRecording writes every recorded object to w, in creation order (a
 // table with the rows written since), and stops recording.
-func (b *Backend) SaveRecording(w *wcache.Writer) error {
-	rec := b.wc.rec
+func (b *Backend) SaveRecording(w *wcache.Writer) error { return b.TakeRecording().Save(w) }
+
+// Recording is what a backend recorded, taken out of it: the backend can
+// go on (and record again) while another goroutine saves it. The objects
+// must not change meanwhile (after a load nothing writes to weights).
+type Recording struct{ rec []recorded }
+
+// TakeRecording stops recording and returns what was recorded.
+func (b *Backend) TakeRecording() *Recording {
+	r := &Recording{rec: b.wc.rec}
 	b.StopRecording()
+	return r
+}
+
+// Save writes every recorded object to w, in creation order (a table with
+// the rows written since its creation).
+func (r *Recording) Save(w *wcache.Writer) error {
+	rec := r.rec
 	for i := range rec {
 		wo, err := encodeObject(&rec[i].o, rec[i].sig)
 		if err != nil {
