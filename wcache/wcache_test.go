@@ -15,7 +15,7 @@ import (
 var testKey = Key{"model=synth:tiny@1", "precision=int8", "layout=test-1"}
 
 // writeTest writes a file of two objects at path and returns what it wrote.
-func writeTest(t *testing.T, path string, key Key) ([]float32, []byte) {
+func writeTest(t testing.TB, path string, key Key) ([]float32, []byte) {
 	t.Helper()
 	f32 := []float32{1, -2.5, 3e-7, 4}
 	u8 := make([]byte, 1000)
