@@ -27,6 +27,10 @@ func (s *Source) Config() *predictor.Config { return s.cfg }
 // Tensors implements predictor.Source: the tensors the config implies.
 func (s *Source) Tensors() []safetensors.TensorInfo { return predictor.ExpectedTensors(s.cfg) }
 
+// Hollow reports whether whole-tensor reads are hollow (during a replay),
+// so the predictor's loader skips transforming values nobody uses.
+func (s *Source) Hollow() bool { return s.b.replaying }
+
 // ReadF32 implements predictor.Source. Outside a replay it refuses: a
 // guest never holds whole weight tensors.
 func (s *Source) ReadF32(name string, dst []float32) error {
