@@ -37,6 +37,7 @@ type Pool struct {
 
 	dyn dynTask
 	q8  gemmQ8Task
+	q4  gemmQ4Task
 	f32 gemmF32Task
 }
 

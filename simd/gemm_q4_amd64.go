@@ -1,0 +1,27 @@
+//go:build amd64 && gc && !purego
+
+package simd
+
+import "unsafe"
+
+// The Q4 kernels compute g input rows (x8, x4, x2, x1) against np packed
+// panels; see gemmQ4Generic for the exact contract. Strides are in bytes:
+// ldy between output rows, ldx between groups of 4 inputs, ldsc between
+// blocks of scales (-xsum128 sits ldsc/2 bytes after xs). tab is the
+// codebook as the level needs it: 16 unsigned levels+128 (AVX-512 VNNI) or
+// 16 signed levels (AVX2).
+
+//go:noescape
+func gemmQ4x8AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb, np int, tab unsafe.Pointer)
+
+//go:noescape
+func gemmQ4x4AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb, np int, tab unsafe.Pointer)
+
+//go:noescape
+func gemmQ4x2AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb, np int, tab unsafe.Pointer)
+
+//go:noescape
+func gemmQ4x1AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb, np int, tab unsafe.Pointer)
+
+//go:noescape
+func gemmQ4x1AVX2(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb, np int, tab unsafe.Pointer)

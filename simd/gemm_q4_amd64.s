@@ -1,0 +1,488 @@
+//go:build amd64 && gc && !purego
+
+#include "textflag.h"
+
+// Q4 GEMM kernels. See gemm_q4_amd64.go for the arguments and
+// gemmQ4Generic for the exact computation. Register use (AVX-512 VNNI):
+//   DI output panel, R8 ldy, AX x walker, R9 ldx, BX scale walker,
+//   R12 ldsc, R11 ldsc/2 (-xsum128 offset), DX code stream, CX the panel's
+//   bf16 scale stream, R13 blocks left, R14 panels left, SI store.
+//   Z0-Z7 int32 block sums, Z8-Z15 fp32 accumulators, Z16/Z17 the low and
+//   high nibbles' levels, Z18 the block's 16 weight scales, Z19 bytes 0x0f,
+//   Z20 the codebook (levels+128) in every 128-bit lane.
+// Each 64-byte vector holds two groups of 4 inputs for 16 rows (low
+// nibbles, then high); VPSHUFB maps the codes to levels+128, which are
+// VPDPBUSD's unsigned operand exactly as Q8's weights are, so each block's
+// sum starts at -xsum128 = -128·Σqx.
+
+#define Q4SETUP \
+	MOVQ y+0(FP), DI; \
+	MOVQ ldy+8(FP), R8; \
+	MOVQ ldx+24(FP), R9; \
+	MOVQ ldsc+40(FP), R12; \
+	MOVQ R12, R11; \
+	SHRQ $1, R11; \
+	MOVQ w+48(FP), DX; \
+	MOVQ np+64(FP), R14; \
+	MOVL $0x0f0f0f0f, R10; \
+	VPBROADCASTD R10, Z19; \
+	MOVQ tab+72(FP), R10; \
+	VBROADCASTI32X4 (R10), Z20
+
+// Q4LOAD loads the vector at off(DX) and leaves its low nibbles' levels in
+// Z16 and its high nibbles' in Z17.
+#define Q4LOAD(off) \
+	PREFETCHT0 off+2048(DX); \
+	VMOVDQU64 off(DX), Z16; \
+	VPSRLW $4, Z16, Z17; \
+	VPANDD Z19, Z16, Z16; \
+	VPANDD Z19, Z17, Z17; \
+	VPSHUFB Z16, Z20, Z16; \
+	VPSHUFB Z17, Z20, Z17
+
+// Q4PANEL starts a panel: accumulators zeroed, x and scales rewound, CX at
+// the panel's scales.
+#define Q4PANEL \
+	MOVQ x+16(FP), AX; \
+	MOVQ sc+32(FP), BX; \
+	MOVQ nb+56(FP), R13; \
+	MOVQ R13, CX; \
+	SHLQ $8, CX; \
+	ADDQ DX, CX
+
+// Q4SCALES loads the block's 16 bf16 weight scales into Z18 as fp32.
+#define Q4SCALES \
+	VPMOVZXWD (CX), Z18; \
+	VPSLLD $16, Z18, Z18; \
+	ADDQ $32, CX
+
+#define VEPI(acc, facc, off) \
+	VCVTDQ2PS acc, acc; \
+	VMULPS.BCST off(BX), acc, acc; \
+	VMULPS Z18, acc, acc; \
+	VADDPS acc, facc, facc
+
+// func gemmQ4x8AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb int, np int, tab unsafe.Pointer)
+TEXT ·gemmQ4x8AVX512VNNI(SB), NOSPLIT, $0-80
+	Q4SETUP
+q8panel:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	Q4PANEL
+q8block:
+	VPBROADCASTD 0(BX)(R11*1), Z0
+	VPBROADCASTD 4(BX)(R11*1), Z1
+	VPBROADCASTD 8(BX)(R11*1), Z2
+	VPBROADCASTD 12(BX)(R11*1), Z3
+	VPBROADCASTD 16(BX)(R11*1), Z4
+	VPBROADCASTD 20(BX)(R11*1), Z5
+	VPBROADCASTD 24(BX)(R11*1), Z6
+	VPBROADCASTD 28(BX)(R11*1), Z7
+	Q4LOAD(0)
+	VPDPBUSD.BCST 0(AX), Z16, Z0
+	VPDPBUSD.BCST 4(AX), Z16, Z1
+	VPDPBUSD.BCST 8(AX), Z16, Z2
+	VPDPBUSD.BCST 12(AX), Z16, Z3
+	VPDPBUSD.BCST 16(AX), Z16, Z4
+	VPDPBUSD.BCST 20(AX), Z16, Z5
+	VPDPBUSD.BCST 24(AX), Z16, Z6
+	VPDPBUSD.BCST 28(AX), Z16, Z7
+	ADDQ R9, AX
+	VPDPBUSD.BCST 0(AX), Z17, Z0
+	VPDPBUSD.BCST 4(AX), Z17, Z1
+	VPDPBUSD.BCST 8(AX), Z17, Z2
+	VPDPBUSD.BCST 12(AX), Z17, Z3
+	VPDPBUSD.BCST 16(AX), Z17, Z4
+	VPDPBUSD.BCST 20(AX), Z17, Z5
+	VPDPBUSD.BCST 24(AX), Z17, Z6
+	VPDPBUSD.BCST 28(AX), Z17, Z7
+	ADDQ R9, AX
+	Q4LOAD(64)
+	VPDPBUSD.BCST 0(AX), Z16, Z0
+	VPDPBUSD.BCST 4(AX), Z16, Z1
+	VPDPBUSD.BCST 8(AX), Z16, Z2
+	VPDPBUSD.BCST 12(AX), Z16, Z3
+	VPDPBUSD.BCST 16(AX), Z16, Z4
+	VPDPBUSD.BCST 20(AX), Z16, Z5
+	VPDPBUSD.BCST 24(AX), Z16, Z6
+	VPDPBUSD.BCST 28(AX), Z16, Z7
+	ADDQ R9, AX
+	VPDPBUSD.BCST 0(AX), Z17, Z0
+	VPDPBUSD.BCST 4(AX), Z17, Z1
+	VPDPBUSD.BCST 8(AX), Z17, Z2
+	VPDPBUSD.BCST 12(AX), Z17, Z3
+	VPDPBUSD.BCST 16(AX), Z17, Z4
+	VPDPBUSD.BCST 20(AX), Z17, Z5
+	VPDPBUSD.BCST 24(AX), Z17, Z6
+	VPDPBUSD.BCST 28(AX), Z17, Z7
+	ADDQ R9, AX
+	Q4LOAD(128)
+	VPDPBUSD.BCST 0(AX), Z16, Z0
+	VPDPBUSD.BCST 4(AX), Z16, Z1
+	VPDPBUSD.BCST 8(AX), Z16, Z2
+	VPDPBUSD.BCST 12(AX), Z16, Z3
+	VPDPBUSD.BCST 16(AX), Z16, Z4
+	VPDPBUSD.BCST 20(AX), Z16, Z5
+	VPDPBUSD.BCST 24(AX), Z16, Z6
+	VPDPBUSD.BCST 28(AX), Z16, Z7
+	ADDQ R9, AX
+	VPDPBUSD.BCST 0(AX), Z17, Z0
+	VPDPBUSD.BCST 4(AX), Z17, Z1
+	VPDPBUSD.BCST 8(AX), Z17, Z2
+	VPDPBUSD.BCST 12(AX), Z17, Z3
+	VPDPBUSD.BCST 16(AX), Z17, Z4
+	VPDPBUSD.BCST 20(AX), Z17, Z5
+	VPDPBUSD.BCST 24(AX), Z17, Z6
+	VPDPBUSD.BCST 28(AX), Z17, Z7
+	ADDQ R9, AX
+	Q4LOAD(192)
+	VPDPBUSD.BCST 0(AX), Z16, Z0
+	VPDPBUSD.BCST 4(AX), Z16, Z1
+	VPDPBUSD.BCST 8(AX), Z16, Z2
+	VPDPBUSD.BCST 12(AX), Z16, Z3
+	VPDPBUSD.BCST 16(AX), Z16, Z4
+	VPDPBUSD.BCST 20(AX), Z16, Z5
+	VPDPBUSD.BCST 24(AX), Z16, Z6
+	VPDPBUSD.BCST 28(AX), Z16, Z7
+	ADDQ R9, AX
+	VPDPBUSD.BCST 0(AX), Z17, Z0
+	VPDPBUSD.BCST 4(AX), Z17, Z1
+	VPDPBUSD.BCST 8(AX), Z17, Z2
+	VPDPBUSD.BCST 12(AX), Z17, Z3
+	VPDPBUSD.BCST 16(AX), Z17, Z4
+	VPDPBUSD.BCST 20(AX), Z17, Z5
+	VPDPBUSD.BCST 24(AX), Z17, Z6
+	VPDPBUSD.BCST 28(AX), Z17, Z7
+	ADDQ R9, AX
+	ADDQ $256, DX
+	Q4SCALES
+	VEPI(Z0, Z8, 0)
+	VEPI(Z1, Z9, 4)
+	VEPI(Z2, Z10, 8)
+	VEPI(Z3, Z11, 12)
+	VEPI(Z4, Z12, 16)
+	VEPI(Z5, Z13, 20)
+	VEPI(Z6, Z14, 24)
+	VEPI(Z7, Z15, 28)
+	ADDQ R12, BX
+	DECQ R13
+	JNZ q8block
+	MOVQ DI, SI
+	VMOVUPS Z8, (SI)
+	ADDQ R8, SI
+	VMOVUPS Z9, (SI)
+	ADDQ R8, SI
+	VMOVUPS Z10, (SI)
+	ADDQ R8, SI
+	VMOVUPS Z11, (SI)
+	ADDQ R8, SI
+	VMOVUPS Z12, (SI)
+	ADDQ R8, SI
+	VMOVUPS Z13, (SI)
+	ADDQ R8, SI
+	VMOVUPS Z14, (SI)
+	ADDQ R8, SI
+	VMOVUPS Z15, (SI)
+	MOVQ CX, DX
+	ADDQ $64, DI
+	DECQ R14
+	JNZ q8panel
+	VZEROUPPER
+	RET
+
+// func gemmQ4x4AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb int, np int, tab unsafe.Pointer)
+TEXT ·gemmQ4x4AVX512VNNI(SB), NOSPLIT, $0-80
+	Q4SETUP
+q4panel:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	Q4PANEL
+q4block:
+	VPBROADCASTD 0(BX)(R11*1), Z0
+	VPBROADCASTD 4(BX)(R11*1), Z1
+	VPBROADCASTD 8(BX)(R11*1), Z2
+	VPBROADCASTD 12(BX)(R11*1), Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	Q4LOAD(0)
+	VPDPBUSD.BCST 0(AX), Z16, Z0
+	VPDPBUSD.BCST 4(AX), Z16, Z1
+	VPDPBUSD.BCST 8(AX), Z16, Z2
+	VPDPBUSD.BCST 12(AX), Z16, Z3
+	ADDQ R9, AX
+	VPDPBUSD.BCST 0(AX), Z17, Z4
+	VPDPBUSD.BCST 4(AX), Z17, Z5
+	VPDPBUSD.BCST 8(AX), Z17, Z6
+	VPDPBUSD.BCST 12(AX), Z17, Z7
+	ADDQ R9, AX
+	Q4LOAD(64)
+	VPDPBUSD.BCST 0(AX), Z16, Z0
+	VPDPBUSD.BCST 4(AX), Z16, Z1
+	VPDPBUSD.BCST 8(AX), Z16, Z2
+	VPDPBUSD.BCST 12(AX), Z16, Z3
+	ADDQ R9, AX
+	VPDPBUSD.BCST 0(AX), Z17, Z4
+	VPDPBUSD.BCST 4(AX), Z17, Z5
+	VPDPBUSD.BCST 8(AX), Z17, Z6
+	VPDPBUSD.BCST 12(AX), Z17, Z7
+	ADDQ R9, AX
+	Q4LOAD(128)
+	VPDPBUSD.BCST 0(AX), Z16, Z0
+	VPDPBUSD.BCST 4(AX), Z16, Z1
+	VPDPBUSD.BCST 8(AX), Z16, Z2
+	VPDPBUSD.BCST 12(AX), Z16, Z3
+	ADDQ R9, AX
+	VPDPBUSD.BCST 0(AX), Z17, Z4
+	VPDPBUSD.BCST 4(AX), Z17, Z5
+	VPDPBUSD.BCST 8(AX), Z17, Z6
+	VPDPBUSD.BCST 12(AX), Z17, Z7
+	ADDQ R9, AX
+	Q4LOAD(192)
+	VPDPBUSD.BCST 0(AX), Z16, Z0
+	VPDPBUSD.BCST 4(AX), Z16, Z1
+	VPDPBUSD.BCST 8(AX), Z16, Z2
+	VPDPBUSD.BCST 12(AX), Z16, Z3
+	ADDQ R9, AX
+	VPDPBUSD.BCST 0(AX), Z17, Z4
+	VPDPBUSD.BCST 4(AX), Z17, Z5
+	VPDPBUSD.BCST 8(AX), Z17, Z6
+	VPDPBUSD.BCST 12(AX), Z17, Z7
+	ADDQ R9, AX
+	ADDQ $256, DX
+	VPADDD Z4, Z0, Z0
+	VPADDD Z5, Z1, Z1
+	VPADDD Z6, Z2, Z2
+	VPADDD Z7, Z3, Z3
+	Q4SCALES
+	VEPI(Z0, Z8, 0)
+	VEPI(Z1, Z9, 4)
+	VEPI(Z2, Z10, 8)
+	VEPI(Z3, Z11, 12)
+	ADDQ R12, BX
+	DECQ R13
+	JNZ q4block
+	MOVQ DI, SI
+	VMOVUPS Z8, (SI)
+	ADDQ R8, SI
+	VMOVUPS Z9, (SI)
+	ADDQ R8, SI
+	VMOVUPS Z10, (SI)
+	ADDQ R8, SI
+	VMOVUPS Z11, (SI)
+	MOVQ CX, DX
+	ADDQ $64, DI
+	DECQ R14
+	JNZ q4panel
+	VZEROUPPER
+	RET
+
+// func gemmQ4x2AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb int, np int, tab unsafe.Pointer)
+TEXT ·gemmQ4x2AVX512VNNI(SB), NOSPLIT, $0-80
+	Q4SETUP
+q2panel:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	Q4PANEL
+q2block:
+	VPBROADCASTD 0(BX)(R11*1), Z0
+	VPBROADCASTD 4(BX)(R11*1), Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	Q4LOAD(0)
+	VPDPBUSD.BCST 0(AX), Z16, Z0
+	VPDPBUSD.BCST 4(AX), Z16, Z1
+	ADDQ R9, AX
+	VPDPBUSD.BCST 0(AX), Z17, Z2
+	VPDPBUSD.BCST 4(AX), Z17, Z3
+	ADDQ R9, AX
+	Q4LOAD(64)
+	VPDPBUSD.BCST 0(AX), Z16, Z4
+	VPDPBUSD.BCST 4(AX), Z16, Z5
+	ADDQ R9, AX
+	VPDPBUSD.BCST 0(AX), Z17, Z6
+	VPDPBUSD.BCST 4(AX), Z17, Z7
+	ADDQ R9, AX
+	Q4LOAD(128)
+	VPDPBUSD.BCST 0(AX), Z16, Z0
+	VPDPBUSD.BCST 4(AX), Z16, Z1
+	ADDQ R9, AX
+	VPDPBUSD.BCST 0(AX), Z17, Z2
+	VPDPBUSD.BCST 4(AX), Z17, Z3
+	ADDQ R9, AX
+	Q4LOAD(192)
+	VPDPBUSD.BCST 0(AX), Z16, Z4
+	VPDPBUSD.BCST 4(AX), Z16, Z5
+	ADDQ R9, AX
+	VPDPBUSD.BCST 0(AX), Z17, Z6
+	VPDPBUSD.BCST 4(AX), Z17, Z7
+	ADDQ R9, AX
+	ADDQ $256, DX
+	VPADDD Z2, Z0, Z0
+	VPADDD Z6, Z4, Z4
+	VPADDD Z4, Z0, Z0
+	VPADDD Z3, Z1, Z1
+	VPADDD Z7, Z5, Z5
+	VPADDD Z5, Z1, Z1
+	Q4SCALES
+	VEPI(Z0, Z8, 0)
+	VEPI(Z1, Z9, 4)
+	ADDQ R12, BX
+	DECQ R13
+	JNZ q2block
+	MOVQ DI, SI
+	VMOVUPS Z8, (SI)
+	ADDQ R8, SI
+	VMOVUPS Z9, (SI)
+	MOVQ CX, DX
+	ADDQ $64, DI
+	DECQ R14
+	JNZ q2panel
+	VZEROUPPER
+	RET
+
+// func gemmQ4x1AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb int, np int, tab unsafe.Pointer)
+TEXT ·gemmQ4x1AVX512VNNI(SB), NOSPLIT, $0-80
+	Q4SETUP
+q1panel:
+	VPXORD Z8, Z8, Z8
+	Q4PANEL
+q1block:
+	VPBROADCASTD 0(BX)(R11*1), Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	Q4LOAD(0)
+	VPDPBUSD.BCST 0(AX), Z16, Z0
+	ADDQ R9, AX
+	VPDPBUSD.BCST 0(AX), Z17, Z1
+	ADDQ R9, AX
+	Q4LOAD(64)
+	VPDPBUSD.BCST 0(AX), Z16, Z2
+	ADDQ R9, AX
+	VPDPBUSD.BCST 0(AX), Z17, Z3
+	ADDQ R9, AX
+	Q4LOAD(128)
+	VPDPBUSD.BCST 0(AX), Z16, Z0
+	ADDQ R9, AX
+	VPDPBUSD.BCST 0(AX), Z17, Z1
+	ADDQ R9, AX
+	Q4LOAD(192)
+	VPDPBUSD.BCST 0(AX), Z16, Z2
+	ADDQ R9, AX
+	VPDPBUSD.BCST 0(AX), Z17, Z3
+	ADDQ R9, AX
+	ADDQ $256, DX
+	VPADDD Z1, Z0, Z0
+	VPADDD Z3, Z2, Z2
+	VPADDD Z2, Z0, Z0
+	Q4SCALES
+	VEPI(Z0, Z8, 0)
+	ADDQ R12, BX
+	DECQ R13
+	JNZ q1block
+	MOVQ DI, SI
+	VMOVUPS Z8, (SI)
+	MOVQ CX, DX
+	ADDQ $64, DI
+	DECQ R14
+	JNZ q1panel
+	VZEROUPPER
+	RET
+
+// AVX2 level: the same packed layout, each 64-byte vector read as two ymm
+// halves (rows 0-7, rows 8-15). VPSHUFB maps the codes to the signed
+// levels; VPMADDUBSW(|level|, sign(x, level)) has |terms| ≤ 127·127·2 <
+// 32768 and VPMADDWD by ones widens the pairs to int32: Σ level·qx
+// directly. Y0/Y1 int32 sums (rows 0-7 / 8-15), Y4/Y5 fp32 accumulators,
+// Y6/Y7 the broadcast activations (low / high nibbles' inputs), Y12 bytes
+// 0x0f, Y13 the codebook in both lanes, Y14 int16 ones.
+
+#define ASTEP(wv, xv, acc) \
+	VPABSB wv, Y10; \
+	VPSIGNB wv, xv, Y11; \
+	VPMADDUBSW Y11, Y10, Y11; \
+	VPMADDWD Y14, Y11, Y11; \
+	VPADDD Y11, acc, acc
+
+#define AHALF(off, acc) \
+	VMOVDQU off(DX), Y8; \
+	VPSRLW $4, Y8, Y9; \
+	VPAND Y12, Y8, Y8; \
+	VPAND Y12, Y9, Y9; \
+	VPSHUFB Y8, Y13, Y8; \
+	VPSHUFB Y9, Y13, Y9; \
+	ASTEP(Y8, Y6, acc); \
+	ASTEP(Y9, Y7, acc)
+
+#define AVEC(off) \
+	PREFETCHT0 off+2048(DX); \
+	VPBROADCASTD (AX), Y6; \
+	ADDQ R9, AX; \
+	VPBROADCASTD (AX), Y7; \
+	ADDQ R9, AX; \
+	AHALF(off, Y0); \
+	AHALF(off+32, Y1)
+
+#define AEPI(acc, facc, off) \
+	VPMOVZXWD off(CX), Y10; \
+	VPSLLD $16, Y10, Y10; \
+	VCVTDQ2PS acc, acc; \
+	VBROADCASTSS (BX), Y11; \
+	VMULPS Y11, acc, acc; \
+	VMULPS Y10, acc, acc; \
+	VADDPS acc, facc, facc
+
+// func gemmQ4x1AVX2(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb int, np int, tab unsafe.Pointer)
+TEXT ·gemmQ4x1AVX2(SB), NOSPLIT, $0-80
+	MOVQ y+0(FP), DI
+	MOVQ ldx+24(FP), R9
+	MOVQ ldsc+40(FP), R12
+	MOVQ w+48(FP), DX
+	MOVQ np+64(FP), R14
+	MOVL $0x0f0f0f0f, R10
+	MOVQ R10, X12
+	VPBROADCASTD X12, Y12
+	MOVQ tab+72(FP), R10
+	VBROADCASTI128 (R10), Y13
+	VPCMPEQB Y14, Y14, Y14
+	VPSRLW $15, Y14, Y14
+a1panel:
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	Q4PANEL
+a1block:
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	AVEC(0)
+	AVEC(64)
+	AVEC(128)
+	AVEC(192)
+	ADDQ $256, DX
+	AEPI(Y0, Y4, 0)
+	AEPI(Y1, Y5, 16)
+	ADDQ $32, CX
+	ADDQ R12, BX
+	DECQ R13
+	JNZ a1block
+	VMOVUPS Y4, (DI)
+	VMOVUPS Y5, 32(DI)
+	MOVQ CX, DX
+	ADDQ $64, DI
+	DECQ R14
+	JNZ a1panel
+	VZEROUPPER
+	RET
