@@ -60,9 +60,9 @@ func QuantizeQ4(w []float32, rows, cols int, levels Q4Levels) (*Q4Matrix, error)
 
 // q4Quantizer holds a codebook's lookup tables (read-only once built).
 type q4Quantizer struct {
-	lv      [16]float64
-	nearest [256]uint8 // nearest code to the integer t-128
-	lo, hi  float64    // the end levels' magnitudes
+	lv     [16]float64
+	mid    [16]float64 // mid[c]: halfway between levels c and c+1 (mid[15] = +Inf)
+	lo, hi float64     // the end levels' magnitudes
 }
 
 func newQ4Quantizer(levels Q4Levels) *q4Quantizer {
@@ -70,24 +70,25 @@ func newQ4Quantizer(levels Q4Levels) *q4Quantizer {
 	for c, v := range levels {
 		q.lv[c] = float64(v)
 	}
-	for t := range q.nearest {
-		best, bd := 0, math.Inf(1)
-		for c, v := range q.lv {
-			if d := math.Abs(float64(t-128) - v); d < bd {
-				best, bd = c, d
-			}
-		}
-		q.nearest[t] = uint8(best)
+	for c := 0; c < 15; c++ {
+		q.mid[c] = (q.lv[c] + q.lv[c+1]) / 2
 	}
+	q.mid[15] = math.Inf(1)
 	q.lo, q.hi = -q.lv[0], q.lv[15]
 	return q
 }
 
-// code returns the code nearest to v/s (v/s rounded to an integer first).
+// code returns the code of the level nearest to v·inv (ties to the lower):
+// the number of midpoints below it, by binary search.
 func (q *q4Quantizer) code(v, inv float64) uint8 {
-	t := math.Round(v * inv)
-	t = min(max(t, -128), 127)
-	return q.nearest[int(t)+128]
+	t := v * inv
+	c := 0
+	for step := 8; step > 0; step /= 2 {
+		if q.mid[c+step-1] < t {
+			c += step
+		}
+	}
+	return uint8(c)
 }
 
 // panel quantizes and packs panel p of m from w.
@@ -117,7 +118,7 @@ func (q *q4Quantizer) panel(m *Q4Matrix, w []float32, p int) {
 				}
 			} else {
 				for k := 0; k < n; k++ {
-					codes[k] = q.nearest[128]
+					codes[k] = q.code(0, 1)
 				}
 			}
 			for k := n; k < Q4Block; k++ {
