@@ -168,7 +168,7 @@ func TestBackendRefusesBadCalls(t *testing.T) {
 	}{
 		{"matrix wrong size", func() error { _, err := b.NewMatrix(3, 4, make([]float32, 11), nil, "fp32"); return err }()},
 		{"matrix bad bias", func() error { _, err := b.NewMatrix(3, 4, make([]float32, 12), make([]float32, 2), "int8"); return err }()},
-		{"matrix bad precision", func() error { _, err := b.NewMatrix(3, 4, make([]float32, 12), nil, "int4"); return err }()},
+		{"matrix bad precision", func() error { _, err := b.NewMatrix(3, 4, make([]float32, 12), nil, "int3"); return err }()},
 		{"matrix NaN", func() error {
 			d := make([]float32, 12)
 			d[5] = float32(math.NaN())

@@ -53,7 +53,7 @@ func loadPredictor(src Source, b Backend, prec Precision, given, chosen *Guards)
 func (ld *loader) predictor(s *modelShape, prec Precision) (*PredictorWeights, error) {
 	w := &PredictorWeights{b: ld.b, shape: *s, proj: -1}
 	// Positions 0..groups (17 slots for 16 codebooks): a fresh cache per frame.
-	dec, err := ld.decoder(predictorPrefix, s.pred, prec.body(), s.groups+1)
+	dec, err := ld.decoder(predictorPrefix, s.pred, prec, s.groups+1)
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,19 @@ const (
 	// simulated in fp32. It shows why omni quantizes in blocks: outlier
 	// channels destroy it.
 	Int8PerTensor
+	// Int4 stores every body matrix in 4-bit codes (blocks of 32, a bf16
+	// scale each, the non-uniform codebook; precision_int4.go) and the
+	// heads in int8: half of int8's bytes per frame.
+	Int4
+	// Int4MLP stores the MLP matrices (gate, up, down) in 4 bits and the
+	// attention matrices and the heads in int8.
+	Int4MLP
+	// Int4GateUp stores only gate and up in 4 bits, everything else in int8.
+	Int4GateUp
 )
+
+// allPrecisions lists every defined precision, in ParsePrecision's order.
+var allPrecisions = [...]Precision{FP32, Int8, Int8FP32Head, Int8PerTensor, Int4, Int4MLP, Int4GateUp}
 
 // String returns the name ParsePrecision accepts.
 func (p Precision) String() string {
@@ -35,38 +47,41 @@ func (p Precision) String() string {
 		return "int8-fp32head"
 	case Int8PerTensor:
 		return "int8-pertensor"
+	case Int4:
+		return "int4"
+	case Int4MLP:
+		return "int4-mlp"
+	case Int4GateUp:
+		return "int4-gateup"
 	}
 	return fmt.Sprintf("Precision(%d)", int(p))
 }
 
 // Precisions lists the precisions a user may choose (Int8PerTensor is left
 // out: it exists to fail the fidelity bar).
-func Precisions() []Precision { return []Precision{FP32, Int8, Int8FP32Head} }
+func Precisions() []Precision {
+	return []Precision{FP32, Int8, Int8FP32Head, Int4, Int4MLP, Int4GateUp}
+}
 
-// ParsePrecision maps "fp32", "int8", "int8-fp32head" (and the demonstration
-// scheme "int8-pertensor") to a Precision; "" is the default, Int8.
+// ParsePrecision maps "fp32", "int8", "int8-fp32head", "int4", "int4-mlp",
+// "int4-gateup" (and the demonstration scheme "int8-pertensor") to a
+// Precision; "" is the default, Int8.
 func ParsePrecision(s string) (Precision, error) {
 	if s == "" {
 		return Int8, nil
 	}
-	for _, p := range []Precision{FP32, Int8, Int8FP32Head, Int8PerTensor} {
+	for _, p := range allPrecisions {
 		if s == p.String() {
 			return p, nil
 		}
 	}
-	return Int8, fmt.Errorf("predictor: precision %q unknown (want fp32, int8 or int8-fp32head)", s)
+	return Int8, fmt.Errorf("predictor: precision %q unknown (want fp32, int8, int8-fp32head, int4, int4-mlp or int4-gateup)", s)
 }
 
-// body returns the backend precision name for body matrices.
-func (p Precision) body() string {
-	switch p {
-	case FP32:
-		return "fp32"
-	case Int8PerTensor:
-		return "int8-pertensor"
-	}
-	return "int8"
-}
+// body returns the backend precision name for body matrices outside the
+// decoder layers (the talker's text projection): the precision of the
+// layers' attention matrices.
+func (p Precision) body() string { return p.matrix(roleQKV) }
 
 // head returns the backend precision name for the output heads.
 func (p Precision) head() string {
@@ -80,4 +95,4 @@ func (p Precision) head() string {
 }
 
 // valid reports whether p is one of the defined precisions.
-func (p Precision) valid() bool { return p >= Int8 && p <= Int8PerTensor }
+func (p Precision) valid() bool { return p >= Int8 && p <= Int4GateUp }

@@ -12,7 +12,8 @@ func TestParsePrecision(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
 		want predictor.Precision
-	}{{"", predictor.Int8}, {"int8", predictor.Int8}, {"fp32", predictor.FP32}, {"int8-fp32head", predictor.Int8FP32Head}, {"int8-pertensor", predictor.Int8PerTensor}} {
+	}{{"", predictor.Int8}, {"int8", predictor.Int8}, {"fp32", predictor.FP32}, {"int8-fp32head", predictor.Int8FP32Head}, {"int8-pertensor", predictor.Int8PerTensor},
+		{"int4", predictor.Int4}, {"int4-mlp", predictor.Int4MLP}, {"int4-gateup", predictor.Int4GateUp}} {
 		got, err := predictor.ParsePrecision(tc.in)
 		if err != nil || got != tc.want {
 			t.Errorf("ParsePrecision(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
@@ -21,7 +22,7 @@ func TestParsePrecision(t *testing.T) {
 			t.Errorf("%v.String() = %q, want %q", got, got.String(), tc.in)
 		}
 	}
-	for _, bad := range []string{"int4", "FP32", "bf16"} {
+	for _, bad := range []string{"int3", "INT4", "FP32", "bf16", "int4-uniform"} {
 		if _, err := predictor.ParsePrecision(bad); err == nil {
 			t.Errorf("ParsePrecision(%q): no error", bad)
 		}

@@ -42,7 +42,7 @@ func loadTalker(src Source, b Backend, prec Precision, p *PredictorWeights, give
 	if maxPos <= 0 || maxPos > 32768 {
 		maxPos = 32768
 	}
-	if t.dec, err = ld.decoder(talkerPrefix, s.talker, prec.body(), maxPos); err != nil {
+	if t.dec, err = ld.decoder(talkerPrefix, s.talker, prec, maxPos); err != nil {
 		ld.abandon()
 		return nil, err
 	}

@@ -99,6 +99,7 @@ type object struct {
 	rows, cols int
 	// matrix
 	q8        *Q8Matrix
+	q4        *Q4Matrix
 	f32       *f32Weights
 	bias      []float32
 	perTensor bool // fp32 weights that were quantized per tensor; activations too
@@ -151,9 +152,9 @@ func checkFinite(what string, v []float32) error {
 }
 
 // NewMatrix uploads W (rows×cols) with an optional bias in precision "fp32",
-// "int8" (blocks of DefaultBlock) or "int8-pertensor" (one scale per matrix
-// and per activation matrix, simulated in fp32). It implements
-// predictor.Backend.
+// "int8" (blocks of DefaultBlock), "int4" or "int4-uniform" (4-bit codes,
+// backend_q4.go) or "int8-pertensor" (one scale per matrix and per
+// activation matrix, simulated in fp32). It implements predictor.Backend.
 func (b *Backend) NewMatrix(rows, cols int, data, bias []float32, precision string) (int32, error) {
 	sig := sigMatrix(rows, cols, bias != nil, precision)
 	if b.replaying() {
@@ -194,6 +195,12 @@ func (b *Backend) NewMatrix(rows, cols int, data, bias []float32, precision stri
 			return -1, fmt.Errorf("simd: backend: %w", err)
 		}
 		o.q8 = m
+	case PrecInt4, PrecInt4Uniform:
+		m, err := quantizeQ4Rotated(data, rows, cols, precision)
+		if err != nil {
+			return -1, fmt.Errorf("simd: backend: %w", err)
+		}
+		o.q4 = m
 	case "int8-pertensor":
 		w := make([]float32, len(data))
 		fakeQuantTensor(w, data)
@@ -203,7 +210,7 @@ func (b *Backend) NewMatrix(rows, cols int, data, bias []float32, precision stri
 		}
 		o.f32, o.perTensor = m, true
 	default:
-		return -1, fmt.Errorf("simd: backend: matrix precision %q unknown (want fp32, int8 or int8-pertensor)", precision)
+		return -1, fmt.Errorf("simd: backend: matrix precision %q unknown (want fp32, int8, %s, %s or int8-pertensor)", precision, PrecInt4, PrecInt4Uniform)
 	}
 	return b.made(o, sig), nil
 }
@@ -335,6 +342,9 @@ func (b *Backend) Bytes(h int32) (int64, error) {
 		n := int64(4 * len(o.bias))
 		if o.q8 != nil {
 			return n + int64(o.q8.Bytes()), nil
+		}
+		if o.q4 != nil {
+			return n + int64(o.q4.Bytes()), nil
 		}
 		return n + int64(4*o.rows*o.cols), nil
 	case kindVector, kindTable:

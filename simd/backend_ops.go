@@ -53,6 +53,13 @@ func (b *Backend) matmul(y, x []float32, m int, o *object) {
 		hadamardBlocks(xr, m, o.cols)
 		q.Quantize(xr, m)
 		b.gemmQ8(y, q, o.q8)
+	case o.q4 != nil:
+		q := b.q8Input(o.cols, m)
+		xr := b.scratchF32(m * o.cols)
+		copy(xr, x)
+		hadamardBlocks(xr, m, o.cols)
+		q.Quantize(xr, m)
+		b.gemmQ4(y, q, o.q4)
 	case o.perTensor:
 		xq := b.scratchF32(m * o.cols)
 		fakeQuantTensor(xq, x)

@@ -96,6 +96,17 @@ func TestBackendMatMulPrecisions(t *testing.T) {
 	if et := errOf("int8-pertensor", 1); et <= e8 {
 		t.Errorf("per-tensor int8 error %g not above block int8 %g", et, e8)
 	}
+	// 4 bits: about 16 times int8's step; within 0.2 of the largest output,
+	// above int8, and bit-identical on 2 threads.
+	for _, prec := range []string{PrecInt4, PrecInt4Uniform} {
+		e4 := errOf(prec, 1)
+		if e4 > 0.2 || e4 <= e8 {
+			t.Errorf("%s relative error %g: want in (int8's %g, 0.2]", prec, e4, e8)
+		}
+		if e2 := errOf(prec, 2); e2 != e4 {
+			t.Errorf("%s on 2 threads: error %g, on 1 thread %g (want bit-identical results)", prec, e2, e4)
+		}
+	}
 }
 
 func TestBackendThreadsAgree(t *testing.T) {
@@ -122,7 +133,7 @@ func TestBackendThreadsAgree(t *testing.T) {
 		}
 		return y
 	}
-	for _, prec := range []string{"fp32", "int8"} {
+	for _, prec := range []string{"fp32", "int8", PrecInt4} {
 		a, c := run(1, prec), run(2, prec)
 		for i := range a {
 			if a[i] != c[i] {
