@@ -12,13 +12,14 @@ import (
 // with the weight-read floor measured in the same run.
 type benchE2ECmd struct {
 	engineFlags
-	Streams   int  `default:"1" help:"Streams submitted together (${default})."`
-	Frames    int  `default:"50" help:"Frames per stream; EOS is masked so every stream runs all of them (${default})."`
-	Warmup    int  `default:"4" help:"Frames of a warm-up pass before the timed run (${default})."`
-	Repeat    int  `default:"5" help:"With --wasm: timed repetitions, native and WASI stepped in lockstep (${default})."`
-	JSON      bool `name:"json" help:"Print one JSON object on stdout."`
-	Wasm      bool `help:"Run the engine as the WASI guest (wazero), with the native figure measured in the same run (codes only)."`
-	CodesOnly bool `name:"codes-only" help:"Generation alone, no codec (the figure before audio): ms per frame against the weight-read floor."`
+	Streams   int    `default:"1" help:"Streams submitted together (${default})."`
+	Frames    int    `default:"50" help:"Frames per stream; EOS is masked so every stream runs all of them (${default})."`
+	Warmup    int    `default:"4" help:"Frames of a warm-up pass before the timed run (${default})."`
+	Repeat    int    `default:"5" help:"With --wasm or --versus: timed repetitions, native and WASI stepped in lockstep, or the two precisions back to back (${default})."`
+	JSON      bool   `name:"json" help:"Print one JSON object on stdout."`
+	Wasm      bool   `help:"Run the engine as the WASI guest (wazero), with the native figure measured in the same run (codes only)."`
+	CodesOnly bool   `name:"codes-only" help:"Generation alone, no codec (the figure before audio): ms per frame against the weight-read floor."`
+	Versus    string `help:"With --codes-only: a second precision run back to back with --precision, --repeat rounds, and the ratios of ms and bytes per frame (--precision over this)."`
 }
 
 // Run implements "omni bench e2e".
@@ -30,6 +31,9 @@ func (c *benchE2ECmd) Run(g *Globals, ctx context.Context) error {
 		return c.runWasm(g, ctx)
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(g.Stderr, "bench e2e: "+format+"\n", a...) }
+	if c.Versus != "" {
+		return c.runVersus(g, ctx, logf)
+	}
 	if !c.CodesOnly {
 		return c.runSpeech(g, ctx, logf)
 	}
