@@ -63,7 +63,14 @@ type q4Quantizer struct {
 	lv     [16]float64
 	mid    [16]float64 // mid[c]: halfway between levels c and c+1 (mid[15] = +Inf)
 	lo, hi float64     // the end levels' magnitudes
+	// cell[i] is the code nearest to t = i/q4Cells − 128 (the lower end of
+	// cell i): the code of any t in the cell is it or the next one, since no
+	// two midpoints are closer than a cell.
+	cell [256 * q4Cells]uint8
 }
+
+// q4Cells is the number of lookup cells per unit of w/s.
+const q4Cells = 4
 
 func newQ4Quantizer(levels Q4Levels) *q4Quantizer {
 	q := &q4Quantizer{}
@@ -74,14 +81,33 @@ func newQ4Quantizer(levels Q4Levels) *q4Quantizer {
 		q.mid[c] = (q.lv[c] + q.lv[c+1]) / 2
 	}
 	q.mid[15] = math.Inf(1)
+	for i := range q.cell {
+		q.cell[i] = q.search(float64(i)/q4Cells - 128)
+	}
 	q.lo, q.hi = -q.lv[0], q.lv[15]
 	return q
 }
 
 // code returns the code of the level nearest to v·inv (ties to the lower):
-// the number of midpoints below it, by binary search.
+// the number of midpoints below it, from the lookup cell and one compare.
 func (q *q4Quantizer) code(v, inv float64) uint8 {
 	t := v * inv
+	i := int(math.Floor((t + 128) * q4Cells))
+	if i < 0 {
+		return 0
+	}
+	if i >= len(q.cell) {
+		return 15
+	}
+	c := q.cell[i]
+	if q.mid[c] < t {
+		c++
+	}
+	return c
+}
+
+// search returns the number of midpoints below t, by binary search.
+func (q *q4Quantizer) search(t float64) uint8 {
 	c := 0
 	for step := 8; step > 0; step /= 2 {
 		if q.mid[c+step-1] < t {
