@@ -31,10 +31,14 @@ const (
 	Int4MLP
 	// Int4GateUp stores only gate and up in 4 bits, everything else in int8.
 	Int4GateUp
+	// Int4Late stores every matrix of the last 2/5 of each decoder stack's
+	// layers in 4 bits and the rest, and the heads, in int8
+	// (precision_int4.go).
+	Int4Late
 )
 
 // allPrecisions lists every defined precision, in ParsePrecision's order.
-var allPrecisions = [...]Precision{FP32, Int8, Int8FP32Head, Int8PerTensor, Int4, Int4MLP, Int4GateUp}
+var allPrecisions = [...]Precision{FP32, Int8, Int8FP32Head, Int8PerTensor, Int4, Int4MLP, Int4GateUp, Int4Late}
 
 // String returns the name ParsePrecision accepts.
 func (p Precision) String() string {
@@ -53,6 +57,8 @@ func (p Precision) String() string {
 		return "int4-mlp"
 	case Int4GateUp:
 		return "int4-gateup"
+	case Int4Late:
+		return "int4-late"
 	}
 	return fmt.Sprintf("Precision(%d)", int(p))
 }
@@ -60,11 +66,11 @@ func (p Precision) String() string {
 // Precisions lists the precisions a user may choose (Int8PerTensor is left
 // out: it exists to fail the fidelity bar).
 func Precisions() []Precision {
-	return []Precision{FP32, Int8, Int8FP32Head, Int4, Int4MLP, Int4GateUp}
+	return []Precision{FP32, Int8, Int8FP32Head, Int4, Int4MLP, Int4GateUp, Int4Late}
 }
 
 // ParsePrecision maps "fp32", "int8", "int8-fp32head", "int4", "int4-mlp",
-// "int4-gateup" (and the demonstration scheme "int8-pertensor") to a
+// "int4-gateup", "int4-late" (and the demonstration scheme "int8-pertensor") to a
 // Precision; "" is the default, Int8.
 func ParsePrecision(s string) (Precision, error) {
 	if s == "" {
@@ -75,13 +81,13 @@ func ParsePrecision(s string) (Precision, error) {
 			return p, nil
 		}
 	}
-	return Int8, fmt.Errorf("predictor: precision %q unknown (want fp32, int8, int8-fp32head, int4, int4-mlp or int4-gateup)", s)
+	return Int8, fmt.Errorf("predictor: precision %q unknown (want fp32, int8, int8-fp32head, int4, int4-mlp, int4-gateup or int4-late)", s)
 }
 
 // body returns the backend precision name for body matrices outside the
 // decoder layers (the talker's text projection): the precision of the
 // layers' attention matrices.
-func (p Precision) body() string { return p.matrix(roleQKV) }
+func (p Precision) body() string { return p.matrix(roleQKV, -1, 0) }
 
 // head returns the backend precision name for the output heads.
 func (p Precision) head() string {
@@ -95,4 +101,4 @@ func (p Precision) head() string {
 }
 
 // valid reports whether p is one of the defined precisions.
-func (p Precision) valid() bool { return p >= Int8 && p <= Int4GateUp }
+func (p Precision) valid() bool { return p >= Int8 && p <= Int4Late }

@@ -31,7 +31,7 @@ func TestInt4(t *testing.T) {
 // order of how many matrices they keep in int8.
 func testInt4Bytes(t *testing.T, few predictor.Source) {
 	bytes := map[predictor.Precision]int64{}
-	for _, p := range []predictor.Precision{predictor.Int8, predictor.Int4, predictor.Int4MLP, predictor.Int4GateUp} {
+	for _, p := range []predictor.Precision{predictor.Int8, predictor.Int4, predictor.Int4MLP, predictor.Int4GateUp, predictor.Int4Late} {
 		b := newBackend(t)
 		w, err := predictor.LoadPredictorWeights(few, b, p)
 		if err != nil {
@@ -49,6 +49,10 @@ func testInt4Bytes(t *testing.T, few predictor.Source) {
 	if !(bytes[predictor.Int4] < bytes[predictor.Int4MLP] && bytes[predictor.Int4MLP] < bytes[predictor.Int4GateUp] && bytes[predictor.Int4GateUp] < bytes[predictor.Int8]) {
 		t.Errorf("bytes per frame out of order: int4 %d, int4-mlp %d, int4-gateup %d, int8 %d",
 			bytes[predictor.Int4], bytes[predictor.Int4MLP], bytes[predictor.Int4GateUp], bytes[predictor.Int8])
+	}
+	// int4-late on 2 layers: layer 1 (≥ 2·3/5) in 4 bits, layer 0 in int8.
+	if l := bytes[predictor.Int4Late]; !(l > bytes[predictor.Int4] && l < bytes[predictor.Int8]) {
+		t.Errorf("int4-late reads %d bytes per frame: want between int4's %d and int8's %d", l, bytes[predictor.Int4], bytes[predictor.Int8])
 	}
 }
 

@@ -13,7 +13,7 @@ func TestParsePrecision(t *testing.T) {
 		in   string
 		want predictor.Precision
 	}{{"", predictor.Int8}, {"int8", predictor.Int8}, {"fp32", predictor.FP32}, {"int8-fp32head", predictor.Int8FP32Head}, {"int8-pertensor", predictor.Int8PerTensor},
-		{"int4", predictor.Int4}, {"int4-mlp", predictor.Int4MLP}, {"int4-gateup", predictor.Int4GateUp}} {
+		{"int4", predictor.Int4}, {"int4-mlp", predictor.Int4MLP}, {"int4-gateup", predictor.Int4GateUp}, {"int4-late", predictor.Int4Late}} {
 		got, err := predictor.ParsePrecision(tc.in)
 		if err != nil || got != tc.want {
 			t.Errorf("ParsePrecision(%q) = %v, %v; want %v", tc.in, got, err, tc.want)

@@ -301,7 +301,7 @@ func (ld *loader) decoder(prefix string, g geometry, prec Precision, maxPos int)
 			return d, err
 		}
 		if lw.qkv, err = ld.matrixScaled([]string{p + "self_attn.q_proj.weight", p + "self_attn.k_proj.weight", p + "self_attn.v_proj.weight"},
-			[]int{qw, kvw, kvw}, g.hidden, "", prec.matrix(roleQKV), cs); err != nil {
+			[]int{qw, kvw, kvw}, g.hidden, "", prec.matrix(roleQKV, l, g.layers), cs); err != nil {
 			return d, err
 		}
 		if lw.qNorm, err = ld.vector(p+"self_attn.q_norm.weight", g.headDim); err != nil {
@@ -310,17 +310,17 @@ func (ld *loader) decoder(prefix string, g geometry, prec Precision, maxPos int)
 		if lw.kNorm, err = ld.vector(p+"self_attn.k_norm.weight", g.headDim); err != nil {
 			return d, err
 		}
-		if lw.o, lw.oGuard, err = ld.guardedMatrix(p+"self_attn.o_proj.weight", g.hidden, qw, prec.matrix(roleO), d.guard); err != nil {
+		if lw.o, lw.oGuard, err = ld.guardedMatrix(p+"self_attn.o_proj.weight", g.hidden, qw, prec.matrix(roleO, l, g.layers), d.guard); err != nil {
 			return d, err
 		}
 		if lw.postNorm, cs, err = ld.norm(p+"post_attention_layernorm.weight", g.hidden, smooth); err != nil {
 			return d, err
 		}
 		if lw.gateUp, err = ld.matrixScaled([]string{p + "mlp.gate_proj.weight", p + "mlp.up_proj.weight"},
-			[]int{g.inter, g.inter}, g.hidden, "", prec.matrix(roleGateUp), cs); err != nil {
+			[]int{g.inter, g.inter}, g.hidden, "", prec.matrix(roleGateUp, l, g.layers), cs); err != nil {
 			return d, err
 		}
-		if lw.down, lw.downGuard, err = ld.guardedMatrix(p+"mlp.down_proj.weight", g.hidden, g.inter, prec.matrix(roleDown), d.guard); err != nil {
+		if lw.down, lw.downGuard, err = ld.guardedMatrix(p+"mlp.down_proj.weight", g.hidden, g.inter, prec.matrix(roleDown, l, g.layers), d.guard); err != nil {
 			return d, err
 		}
 		d.layers = append(d.layers, lw)

@@ -12,7 +12,7 @@ import (
 // against the weight-read floor measured in the same run.
 type benchPredictorCmd struct {
 	Model     string `default:"synth:0.6b" help:"Model: a checkpoint directory or synth:SIZE[+outliers] (${default})."`
-	Precision string `default:"int8" enum:"fp32,int8,int8-fp32head,int8-pertensor,int4,int4-mlp,int4-gateup" help:"Matrix precision: ${enum} (${default})."`
+	Precision string `default:"int8" enum:"fp32,int8,int8-fp32head,int8-pertensor,int4,int4-mlp,int4-gateup,int4-late" help:"Matrix precision: ${enum} (${default})."`
 	Batch     int    `default:"1" help:"Streams per pass (${default})."`
 	Frames    int    `default:"20" help:"Timed frames, after the warm-up frames (${default})."`
 	Warmup    int    `default:"8" help:"Untimed warm-up frames: the Go runtime starts the OS threads the kernel pool's wake-ups need during the first few, and those allocations are not the predictor's (${default})."`

@@ -12,7 +12,7 @@ import (
 // weight-read floor measured in the same run.
 type benchTalkerCmd struct {
 	Model     string `default:"synth:0.6b" help:"Model: a checkpoint directory or synth:SIZE[+outliers] (${default})."`
-	Precision string `default:"int8" enum:"fp32,int8,int8-fp32head,int4,int4-mlp,int4-gateup" help:"Matrix precision: ${enum} (${default})."`
+	Precision string `default:"int8" enum:"fp32,int8,int8-fp32head,int4,int4-mlp,int4-gateup,int4-late" help:"Matrix precision: ${enum} (${default})."`
 	Batch     int    `default:"1" help:"Sequences per decode step (${default})."`
 	Tokens    int    `default:"20" help:"Timed decode steps, after 2 warm-up steps (${default})."`
 	Prompt    int    `default:"64" help:"Prefill rows per sequence (a typical prompt) (${default})."`
