@@ -27,12 +27,12 @@ func (c *benchE2ECmd) Run(g *Globals, ctx context.Context) error {
 	if err := c.checkShape(); err != nil {
 		return err
 	}
-	if c.Wasm {
-		return c.runWasm(g, ctx)
-	}
 	logf := func(format string, a ...any) { fmt.Fprintf(g.Stderr, "bench e2e: "+format+"\n", a...) }
 	if c.Versus != "" {
 		return c.runVersus(g, ctx, logf)
+	}
+	if c.Wasm {
+		return c.runWasm(g, ctx)
 	}
 	if !c.CodesOnly {
 		return c.runSpeech(g, ctx, logf)
