@@ -122,8 +122,8 @@ func bf16At(b []byte) float32 {
 	return math.Float32frombits((uint32(b[0]) | uint32(b[1])<<8) << 16)
 }
 
-// toBF16 rounds v to the nearest bf16 (ties to even); v is finite and ≥ 0.
-func toBF16(v float32) uint16 {
+// bf16Nearest rounds v to the nearest bf16 (ties to even); v is finite and ≥ 0.
+func bf16Nearest(v float32) uint16 {
 	u := math.Float32bits(v)
 	u += 0x7fff + (u>>16)&1
 	return uint16(u >> 16)

@@ -135,7 +135,7 @@ func (q *q4Quantizer) panel(m *Q4Matrix, w []float32, p int) {
 				seg[k] = float64(row[k0+k])
 			}
 			s := q.block(seg[:n], codes[:n])
-			sb := toBF16(float32(s))
+			sb := bf16Nearest(float32(s))
 			s = float64(bf16At([]byte{byte(sb), byte(sb >> 8)}))
 			if s != 0 {
 				inv := 1 / s
