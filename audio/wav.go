@@ -1,4 +1,4 @@
-// Package audio writes PCM audio: a WAV (RIFF, 16-bit PCM) writer that can
+// Package audio writes and reads PCM audio: a WAV (RIFF, 16-bit PCM) writer that can
 // stream to a pipe (sizes left as the 0xFFFFFFFF "unknown length" sentinel)
 // and patches the sizes when its destination can seek (a file), and the
 // streaming encoders of every format omni serves (wav, pcm, mp3, flac;
