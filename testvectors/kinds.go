@@ -28,6 +28,8 @@ var registry = []struct {
 	{"text", runText},
 	{"prompt", runPrompt},
 	{"codec", runCodec},
+	{"mel", runMel},
+	{"speaker", runSpeaker},
 }
 
 // handler returns the handler of kind, ok false for a kind the registry
