@@ -131,3 +131,25 @@ func (c *Config) MinFrames() int {
 func (c *Config) MinSamples() int {
 	return max(c.MinFrames()*Hop, melPad+1)
 }
+
+// MACs returns the multiply-accumulates of the network (the convolutions,
+// as the encoder computes them: the pooling bottleneck's mean and std
+// columns once per clip) for T mel frames; the front end is not counted.
+func (c *Config) MACs(T int) int64 {
+	t := int64(T)
+	L := len(c.Channels) - 1
+	n := t * int64(c.Channels[0]*c.MelDim*c.Kernels[0])
+	cat := 0
+	for i := 1; i < L; i++ {
+		ci, w := int64(c.Channels[i]), int64(c.Channels[i]/c.Res2NetScale)
+		n += t * ci * int64(c.Channels[i-1])
+		n += int64(c.Res2NetScale-1) * t * w * w * int64(c.Kernels[i])
+		n += t*ci*ci + 2*ci*int64(c.SEChannels)
+		cat += c.Channels[i]
+	}
+	cl, a := int64(c.Channels[L]), int64(c.AttentionChannels)
+	n += t * cl * int64(cat) * int64(c.Kernels[L])
+	n += t*a*cl + a*2*cl + t*cl*a
+	n += int64(c.EncDim) * 2 * cl
+	return n
+}

@@ -9,5 +9,6 @@ type benchCmd struct {
 	Predictor benchPredictorCmd `cmd:"" help:"Code predictor per frame (15 sub-steps) against the weight-read floor measured in the same run."`
 	Talker    benchTalkerCmd    `cmd:"" help:"Talker per decode token and prefill against the weight-read floor measured in the same run."`
 	Codec     benchCodecCmd     `cmd:"" help:"Codec decoder per frame for 1 and B streams against the fp32-FMA and int8 peaks measured in the same run."`
+	Speaker   benchSpeakerCmd   `cmd:"" help:"Speaker encoder (log-mel + ECAPA-TDNN) on one reference clip against the fp32-FMA peak measured in the same run."`
 	E2E       benchE2ECmd       `cmd:"" name:"e2e" help:"The whole engine: N streams, ms/frame, RTF, TTFA, stalls, against the weight-read floor measured in the same run."`
 }
