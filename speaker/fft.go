@@ -60,12 +60,13 @@ func (f *rfft) power(out []float64, x []float64) {
 		}
 	}
 	for k := 0; k <= h; k++ {
-		a := z[k%h]
-		b := z[(h-k)%h]
-		b = complex(real(b), -imag(b))
-		even := (a + b) / 2
-		odd := (a - b) / complex(0, 2)
-		v := even + f.split[k]*odd
-		out[k] = real(v)*real(v) + imag(v)*imag(v)
+		a, b := z[k%h], z[(h-k)%h]
+		ar, ai, br, bi := real(a), imag(a), real(b), -imag(b) // b = conj(Z[h−k])
+		er, ei := (ar+br)/2, (ai+bi)/2                        // even part (a + b)/2
+		or, oi := (ai-bi)/2, -(ar-br)/2                       // odd part (a − b)/(2i)
+		w := f.split[k]
+		vr := er + real(w)*or - imag(w)*oi
+		vi := ei + real(w)*oi + imag(w)*or
+		out[k] = vr*vr + vi*vi
 	}
 }
