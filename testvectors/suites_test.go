@@ -28,7 +28,7 @@ func TestCommittedSuites(t *testing.T) {
 		{"prompt", 90, nil},           // gen/text (A.4 from the config)
 		{"codec", 13, nativeEnv()},    // gen/codec (PyTorch; the bf16 case by hand)
 		{"mel", 7, nil},               // gen/clone (PyTorch)
-		{"speaker", 8, nativeEnv()},   // gen/clone (PyTorch)
+		{"speaker", 10, nativeEnv()},  // gen/clone (PyTorch)
 	} {
 		t.Run(s.kind, func(t *testing.T) {
 			replaySuite(t, []string{"suites"}, s.kind, s.min, s.env)

@@ -220,6 +220,14 @@ def signal(kind, n, seed):
     return voice.float()
 
 
+def analytic_voice(n, rate):
+    """A band-limited voiced signal (every component below 4 kHz) sampled at rate."""
+    t = torch.arange(n, dtype=torch.float64) / rate
+    v = sum(a * torch.sin(2 * math.pi * f * t + ph) for a, f, ph in
+            [(0.4, 140.0, 0.3), (0.25, 280.0, 1.0), (0.15, 1250.0, 2.0), (0.05, 3900.0, 0.5)])
+    return v * (0.6 + 0.4 * torch.sin(2 * math.pi * 3.0 * t))
+
+
 def write_case(suite, name, case, tensors):
     os.makedirs(suite, exist_ok=True)
     if tensors:
@@ -293,6 +301,22 @@ def gen_speaker():
             "model": f"models/{mname}", "audio": {"tensor": "audio"},
             "expect_embedding": {"tensor": "expect_embedding"},
             "atol": a, "rtol": 1e-5, "min_cosine": 0.99999,
+        }, {"audio": x, "expect_embedding": want.float()})
+    # Resampled input: the case's audio is the signal sampled at 16 or 44.1 kHz; the
+    # reference embeds the same band-limited signal sampled at 24 kHz directly. What an
+    # ideal resampler cannot recover is the signal beyond the clip's ends (zero there),
+    # so min_cosine is an allowance for the edges, not a measured float32 error.
+    for rate, n in [(16000, 4000), (44100, 7350)]:
+        g = GEOMETRIES["tiny-base"]
+        x = analytic_voice(n, rate).float()
+        x24 = analytic_voice(n * SR // rate, SR)
+        want = encoder(log_mel(x24, torch.float64), g, models["tiny-base"], torch.float64)
+        name = f"speaker_tiny-base_resampled_{rate}"
+        write_case(suite, name, {
+            "kind": "speaker", "name": name,
+            "description": f"a band-limited voice sampled at {rate} Hz; the reference is the same signal sampled at 24 kHz",
+            "model": "models/tiny-base", "audio": {"tensor": "audio"}, "sample_rate": rate,
+            "expect_embedding": {"tensor": "expect_embedding"}, "min_cosine": 0.999,
         }, {"audio": x, "expect_embedding": want.float()})
     write_case(suite, "speaker_too_short_1279", {
         "kind": "speaker", "name": "speaker_too_short_1279",
