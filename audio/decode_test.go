@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"os"
 	"strings"
 	"testing"
 )
@@ -118,9 +119,9 @@ func TestDecodeRefusals(t *testing.T) {
 	cases := map[string][]byte{
 		"empty file":            {},
 		"not a WAV":             []byte("hello world, not audio"),
-		"FLAC is not supported": []byte("fLaC\x00\x00\x00\x22"),
+		"malformed FLAC":        []byte("fLaC\x00\x00\x00\x22"),
 		"Ogg is not supported":  []byte("OggS\x00\x02"),
-		"MP3 is not supported":  []byte("ID3\x04\x00"),
+		"malformed MP3":         []byte("ID3\x04\x00"),
 		"no data chunk":         good[:len(good)-12],
 		"truncated":             mut(func(b []byte) []byte { return b[:len(b)-1] }),
 		"channels":              mut(func(b []byte) []byte { b[fmtAt+2] = 0; return b }),
@@ -159,6 +160,11 @@ func FuzzDecode(f *testing.F) {
 	f.Add(wavBytes(3, 1, 48000, 32, f32le(0.5, -0.5), true))
 	f.Add(wavBytes(1, 3, 8000, 24, make([]byte, 18), true))
 	f.Add(append(Header(24000, 1, UnknownSize), 1, 2, 3))
+	for _, name := range []string{"stereo16_44100.flac", "mono24_48000.flac", "tone1k_24000.mp3"} {
+		if b, err := os.ReadFile("testdata/" + name); err == nil {
+			f.Add(b[:min(len(b), 2000)])
+		}
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		d, err := Decode("fuzz.wav", b)
 		if err != nil {
@@ -167,7 +173,11 @@ func FuzzDecode(f *testing.F) {
 			}
 			return
 		}
-		if d.Rate < MinRate || d.Rate > MaxRate || len(d.Samples) > len(b) {
+		bound := len(b) // a WAV holds at least a byte per sample
+		if d.Format == "mp3" || strings.HasPrefix(d.Format, "flac") {
+			bound = MaxDecodeSeconds * d.Rate
+		}
+		if d.Rate < MinRate || d.Rate > MaxRate || len(d.Samples) > bound {
 			t.Fatalf("accepted rate %d with %d samples from %d bytes", d.Rate, len(d.Samples), len(b))
 		}
 		for i, v := range d.Samples {
