@@ -19,17 +19,22 @@ type Reference struct {
 	Source  Decoded   // what the file held (Samples nil: not kept)
 }
 
-// LoadReference decodes data (see Decode), refuses a clip longer than
-// maxSeconds (≤ 0: DefaultMaxSeconds) before any further work, averages
-// the channels to mono and resamples to 24 kHz. name names the file in
-// errors.
+// LoadReference decodes a WAV held in data (see Decode) and prepares it
+// (see Prepare); audio/compressed.LoadReference also takes FLAC and MP3.
 func LoadReference(name string, data []byte, maxSeconds float64) (*Reference, error) {
-	if maxSeconds <= 0 || math.IsNaN(maxSeconds) {
-		maxSeconds = DefaultMaxSeconds
-	}
 	d, err := Decode(name, data)
 	if err != nil {
 		return nil, err
+	}
+	return Prepare(name, d, maxSeconds)
+}
+
+// Prepare refuses a decoded clip longer than maxSeconds (≤ 0:
+// DefaultMaxSeconds) or empty, then resamples its mono samples to 24 kHz.
+// name names the file in errors.
+func Prepare(name string, d *Decoded, maxSeconds float64) (*Reference, error) {
+	if maxSeconds <= 0 || math.IsNaN(maxSeconds) {
+		maxSeconds = DefaultMaxSeconds
 	}
 	secs := float64(len(d.Samples)) / float64(d.Rate)
 	if secs > maxSeconds {

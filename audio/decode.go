@@ -40,23 +40,31 @@ func formatErrorf(name, format string, args ...any) error {
 // Decode decodes an audio file held in data; name (a path or "upload")
 // names it in errors. The container is recognised by its leading bytes: a
 // WAV (RIFF/WAVE: PCM 8-, 16-, 24- and 32-bit, IEEE float 32 and 64, and
-// WAVE_FORMAT_EXTENSIBLE with those sub-formats), a FLAC (mewkiz/flac) or
-// an MP3 (hajimehoshi/go-mp3) is decoded; Ogg and anything else is refused
-// by name. Channels are averaged to mono.
+// WAVE_FORMAT_EXTENSIBLE with those sub-formats) is decoded; FLAC and MP3
+// are left to package audio/compressed (so that the standard-library-only
+// users of this package, the WASI guest among them, do not link their
+// decoders); Ogg and anything else is refused by name. Channels are
+// averaged to mono.
 func Decode(name string, data []byte) (*Decoded, error) {
 	switch {
 	case len(data) >= 12 && string(data[0:4]) == "RIFF" && string(data[8:12]) == "WAVE":
 		return decodeWAV(name, data)
 	case len(data) >= 4 && string(data[0:4]) == "fLaC":
-		return decodeFLAC(name, data)
+		return nil, formatErrorf(name, "FLAC is decoded by package audio/compressed")
 	case len(data) >= 4 && string(data[0:4]) == "OggS":
 		return nil, formatErrorf(name, "Ogg is not supported (convert the clip to WAV)")
-	case len(data) >= 3 && (string(data[0:3]) == "ID3" || (data[0] == 0xFF && data[1]&0xE0 == 0xE0)):
-		return decodeMP3(name, data)
+	case IsMP3(data):
+		return nil, formatErrorf(name, "MP3 is decoded by package audio/compressed")
 	case len(data) == 0:
 		return nil, formatErrorf(name, "empty file")
 	}
 	return nil, formatErrorf(name, "not a WAV file (no RIFF/WAVE header)")
+}
+
+// IsMP3 reports whether data starts like an MP3 (an ID3v2 tag or an MPEG
+// audio frame sync).
+func IsMP3(data []byte) bool {
+	return len(data) >= 3 && (string(data[0:3]) == "ID3" || (data[0] == 0xFF && data[1]&0xE0 == 0xE0))
 }
 
 // WAV format tags.

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
-	"os"
 	"strings"
 	"testing"
 )
@@ -117,21 +116,21 @@ func TestDecodeRefusals(t *testing.T) {
 	mut := func(f func(b []byte) []byte) []byte { c := append([]byte(nil), good...); return f(c) }
 	fmtAt := strings.Index(string(good), "fmt ") + 8
 	cases := map[string][]byte{
-		"empty file":            {},
-		"not a WAV":             []byte("hello world, not audio"),
-		"malformed FLAC":        []byte("fLaC\x00\x00\x00\x22"),
-		"Ogg is not supported":  []byte("OggS\x00\x02"),
-		"malformed MP3":         []byte("ID3\x04\x00"),
-		"no data chunk":         good[:len(good)-12],
-		"truncated":             mut(func(b []byte) []byte { return b[:len(b)-1] }),
-		"channels":              mut(func(b []byte) []byte { b[fmtAt+2] = 0; return b }),
-		"sample rate":           mut(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[fmtAt+4:], 10); return b }),
-		"format tag":            mut(func(b []byte) []byte { b[fmtAt] = 2; return b }),
-		"12-bit":                mut(func(b []byte) []byte { b[fmtAt+14] = 12; return b }),
-		"block align":           mut(func(b []byte) []byte { b[fmtAt+12] = 7; return b }),
-		"is NaN":                wavBytes(3, 1, 16000, 32, f32le(float32(math.NaN())), false),
-		"is +Inf":               wavBytes(3, 1, 16000, 64, f64le(math.Inf(1)), false),
-		"data chunk before":     append(append([]byte("RIFF\x10\x00\x00\x00WAVE"), "data\x00\x00\x00\x00"...), good[12:]...),
+		"empty file":           {},
+		"not a WAV":            []byte("hello world, not audio"),
+		"FLAC is decoded by":   []byte("fLaC\x00\x00\x00\x22"),
+		"Ogg is not supported": []byte("OggS\x00\x02"),
+		"decoded by package":   []byte("ID3\x04\x00"),
+		"no data chunk":        good[:len(good)-12],
+		"truncated":            mut(func(b []byte) []byte { return b[:len(b)-1] }),
+		"channels":             mut(func(b []byte) []byte { b[fmtAt+2] = 0; return b }),
+		"sample rate":          mut(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[fmtAt+4:], 10); return b }),
+		"format tag":           mut(func(b []byte) []byte { b[fmtAt] = 2; return b }),
+		"12-bit":               mut(func(b []byte) []byte { b[fmtAt+14] = 12; return b }),
+		"block align":          mut(func(b []byte) []byte { b[fmtAt+12] = 7; return b }),
+		"is NaN":               wavBytes(3, 1, 16000, 32, f32le(float32(math.NaN())), false),
+		"is +Inf":              wavBytes(3, 1, 16000, 64, f64le(math.Inf(1)), false),
+		"data chunk before":    append(append([]byte("RIFF\x10\x00\x00\x00WAVE"), "data\x00\x00\x00\x00"...), good[12:]...),
 	}
 	for want, b := range cases {
 		_, err := Decode("clip.wav", b)
@@ -160,11 +159,6 @@ func FuzzDecode(f *testing.F) {
 	f.Add(wavBytes(3, 1, 48000, 32, f32le(0.5, -0.5), true))
 	f.Add(wavBytes(1, 3, 8000, 24, make([]byte, 18), true))
 	f.Add(append(Header(24000, 1, UnknownSize), 1, 2, 3))
-	for _, name := range []string{"stereo16_44100.flac", "mono24_48000.flac", "tone1k_24000.mp3"} {
-		if b, err := os.ReadFile("testdata/" + name); err == nil {
-			f.Add(b[:min(len(b), 2000)])
-		}
-	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		d, err := Decode("fuzz.wav", b)
 		if err != nil {
@@ -173,11 +167,7 @@ func FuzzDecode(f *testing.F) {
 			}
 			return
 		}
-		bound := len(b) // a WAV holds at least a byte per sample
-		if d.Format == "mp3" || strings.HasPrefix(d.Format, "flac") {
-			bound = MaxDecodeSeconds * d.Rate
-		}
-		if d.Rate < MinRate || d.Rate > MaxRate || len(d.Samples) > bound {
+		if d.Rate < MinRate || d.Rate > MaxRate || len(d.Samples) > len(b) {
 			t.Fatalf("accepted rate %d with %d samples from %d bytes", d.Rate, len(d.Samples), len(b))
 		}
 		for i, v := range d.Samples {

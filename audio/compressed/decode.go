@@ -1,4 +1,8 @@
-package audio
+// Package compressed decodes FLAC and MP3 reference clips with two pure-Go
+// decoders (github.com/mewkiz/flac, github.com/hajimehoshi/go-mp3) and
+// hands everything else to package audio (WAV), so that audio itself stays
+// standard-library only. It is portable (no cgo, no OS calls).
+package compressed
 
 import (
 	"bytes"
@@ -9,7 +13,37 @@ import (
 
 	"github.com/hajimehoshi/go-mp3"
 	"github.com/mewkiz/flac"
+
+	"github.com/omni-tts/omni/audio"
 )
+
+// Decode decodes a FLAC or MP3 held in data, recognised by its leading
+// bytes, and anything else with audio.Decode (a WAV, or a refusal by
+// name). name names the file in errors; channels are averaged to mono.
+func Decode(name string, data []byte) (*audio.Decoded, error) {
+	switch {
+	case len(data) >= 4 && string(data[0:4]) == "fLaC":
+		return decodeFLAC(name, data)
+	case audio.IsMP3(data):
+		return decodeMP3(name, data)
+	}
+	return audio.Decode(name, data)
+}
+
+// LoadReference decodes data (Decode) and prepares it for the encoders
+// (audio.Prepare: the length bound, 24 kHz).
+func LoadReference(name string, data []byte, maxSeconds float64) (*audio.Reference, error) {
+	d, err := Decode(name, data)
+	if err != nil {
+		return nil, err
+	}
+	return audio.Prepare(name, d, maxSeconds)
+}
+
+// formatErrorf returns an audio.ErrFormat error naming the file.
+func formatErrorf(name, format string, args ...any) error {
+	return fmt.Errorf("%w: %s: %s", audio.ErrFormat, name, fmt.Sprintf(format, args...))
+}
 
 // MaxDecodeSeconds bounds the audio a compressed file may decode to (a
 // small FLAC of silence can expand to hours): decoding stops and the file
@@ -26,7 +60,7 @@ func guard(name, format string, err *error) {
 
 // decodeFLAC decodes a FLAC stream with github.com/mewkiz/flac: integer
 // samples of 4..32 bits scaled by 2^(bits−1), channels averaged.
-func decodeFLAC(name string, data []byte) (d *Decoded, err error) {
+func decodeFLAC(name string, data []byte) (d *audio.Decoded, err error) {
 	defer guard(name, "FLAC", &err)
 	s, err := flac.New(bytes.NewReader(data))
 	if err != nil {
@@ -35,10 +69,10 @@ func decodeFLAC(name string, data []byte) (d *Decoded, err error) {
 	defer s.Close()
 	info := s.Info
 	rate, ch, bits := int(info.SampleRate), int(info.NChannels), int(info.BitsPerSample)
-	if rate < MinRate || rate > MaxRate {
-		return nil, formatErrorf(name, "FLAC sample rate %d Hz, want %d..%d", rate, MinRate, MaxRate)
+	if rate < audio.MinRate || rate > audio.MaxRate {
+		return nil, formatErrorf(name, "FLAC sample rate %d Hz, want %d..%d", rate, audio.MinRate, audio.MaxRate)
 	}
-	if ch < 1 || ch > MaxChannels || bits < 4 || bits > 32 {
+	if ch < 1 || ch > audio.MaxChannels || bits < 4 || bits > 32 {
 		return nil, formatErrorf(name, "FLAC of %d channels of %d bits", ch, bits)
 	}
 	limit := MaxDecodeSeconds * rate
@@ -78,21 +112,21 @@ func decodeFLAC(name string, data []byte) (d *Decoded, err error) {
 	if len(out) == 0 {
 		return nil, formatErrorf(name, "FLAC without samples")
 	}
-	return &Decoded{Samples: out, Rate: rate, Channels: ch, Format: fmt.Sprintf("flac/%d", bits)}, nil
+	return &audio.Decoded{Samples: out, Rate: rate, Channels: ch, Format: fmt.Sprintf("flac/%d", bits)}, nil
 }
 
 // decodeMP3 decodes an MPEG-1/2 Layer III stream with
 // github.com/hajimehoshi/go-mp3, which always yields 16-bit stereo (a mono
 // file's channel duplicated); the two channels are averaged.
-func decodeMP3(name string, data []byte) (d *Decoded, err error) {
+func decodeMP3(name string, data []byte) (d *audio.Decoded, err error) {
 	defer guard(name, "MP3", &err)
 	dec, err := mp3.NewDecoder(bytes.NewReader(data))
 	if err != nil {
 		return nil, formatErrorf(name, "malformed MP3: %v", err)
 	}
 	rate := dec.SampleRate()
-	if rate < MinRate || rate > MaxRate {
-		return nil, formatErrorf(name, "MP3 sample rate %d Hz, want %d..%d", rate, MinRate, MaxRate)
+	if rate < audio.MinRate || rate > audio.MaxRate {
+		return nil, formatErrorf(name, "MP3 sample rate %d Hz, want %d..%d", rate, audio.MinRate, audio.MaxRate)
 	}
 	limit := MaxDecodeSeconds * rate
 	if n := dec.Length(); n > int64(limit)*4 {
@@ -120,5 +154,5 @@ func decodeMP3(name string, data []byte) (d *Decoded, err error) {
 	if len(out) == 0 {
 		return nil, formatErrorf(name, "MP3 without samples")
 	}
-	return &Decoded{Samples: out, Rate: rate, Channels: 2, Format: "mp3"}, nil
+	return &audio.Decoded{Samples: out, Rate: rate, Channels: 2, Format: "mp3"}, nil
 }

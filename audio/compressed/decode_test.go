@@ -1,10 +1,13 @@
-package audio
+package compressed
 
 import (
 	"errors"
 	"math"
 	"os"
+	"strings"
 	"testing"
+
+	"github.com/omni-tts/omni/audio"
 )
 
 // The files under testdata were made by the reference encoders from
@@ -47,7 +50,7 @@ func TestDecodeFLAC(t *testing.T) {
 		// every truncation is refused by name or decodes a prefix, never panics
 		for _, cut := range []int{4, 20, 42, 100, len(b) / 2, len(b) - 1} {
 			d, err := Decode(c.file, b[:cut])
-			if err != nil && !errors.Is(err, ErrFormat) {
+			if err != nil && !errors.Is(err, audio.ErrFormat) {
 				t.Fatalf("%s cut at %d: %v", c.file, cut, err)
 			}
 			if err == nil && len(d.Samples) > c.n {
@@ -92,8 +95,51 @@ func TestDecodeMP3(t *testing.T) {
 		}
 	}
 	for _, cut := range []int{3, 10, 200, len(b) / 3} {
-		if _, err := Decode("tone.mp3", b[:cut]); err != nil && !errors.Is(err, ErrFormat) {
+		if _, err := Decode("tone.mp3", b[:cut]); err != nil && !errors.Is(err, audio.ErrFormat) {
 			t.Fatalf("cut at %d: %v", cut, err)
 		}
 	}
+}
+
+func TestDecodeFallsBackToWAV(t *testing.T) {
+	wav := append(audio.Header(16000, 1, audio.UnknownSize), 0x00, 0x40)
+	d, err := Decode("x.wav", wav)
+	if err != nil || len(d.Samples) != 1 || d.Samples[0] != 0.5 {
+		t.Fatalf("%v %v", d, err)
+	}
+	if _, err := Decode("x.ogg", []byte("OggS\x00\x02")); err == nil || !strings.Contains(err.Error(), "Ogg is not supported") {
+		t.Fatalf("Ogg: %v", err)
+	}
+	r, err := LoadReference("tone.mp3", mustRead(t, "testdata/tone1k_24000.mp3"), 0)
+	if err != nil || r.Source.Rate != 24000 || r.Source.Format != "mp3" {
+		t.Fatalf("%v %v", r, err)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, name := range []string{"stereo16_44100.flac", "mono24_48000.flac", "tone1k_24000.mp3"} {
+		if b, err := os.ReadFile("testdata/" + name); err == nil {
+			f.Add(b[:min(len(b), 2000)])
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d, err := Decode("fuzz", b)
+		if err != nil {
+			if !errors.Is(err, audio.ErrFormat) {
+				t.Fatalf("error without ErrFormat: %v", err)
+			}
+			return
+		}
+		if d.Rate < audio.MinRate || d.Rate > audio.MaxRate || len(d.Samples) > MaxDecodeSeconds*d.Rate {
+			t.Fatalf("accepted rate %d with %d samples", d.Rate, len(d.Samples))
+		}
+	})
 }
