@@ -1,9 +1,12 @@
-// Package audio writes and reads PCM audio: a WAV (RIFF, 16-bit PCM) writer that can
-// stream to a pipe (sizes left as the 0xFFFFFFFF "unknown length" sentinel)
-// and patches the sizes when its destination can seek (a file), and the
-// streaming encoders of every format omni serves (wav, pcm, mp3, flac;
-// NewEncoder), all through one float→s16 conversion (PCM16). It is
-// portable: the standard library and shine-mp3 (pure Go).
+// Package audio writes and reads PCM audio: a WAV (RIFF, 16-bit PCM) writer
+// that can stream to a pipe (sizes left as the 0xFFFFFFFF "unknown length"
+// sentinel) and patches the sizes when its destination can seek (a file);
+// the streaming encoders of every format omni serves (wav, pcm, mp3, flac;
+// NewEncoder), all through one float→s16 conversion (PCM16); the reader of
+// reference clips (Decode, Prepare, LoadReference: WAV PCM and float, mono
+// mix, a length bound) and a band-limited resampler to 24 kHz. FLAC and MP3
+// decoding is in audio/compressed. It is portable: the standard library and
+// shine-mp3 (pure Go).
 package audio
 
 import (
