@@ -81,8 +81,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("sample_rate %d: the front end takes %d Hz", c.SampleRate, SampleRate)
 	case c.EncDim < 1 || c.EncDim > maxDim:
 		return fmt.Errorf("enc_dim %d outside [1, %d]", c.EncDim, maxDim)
-	case len(c.Channels) < 3:
-		return fmt.Errorf("enc_channels has %d entries, want at least 3 (TDNN, SE-Res2Net blocks, MFA)", len(c.Channels))
+	case len(c.Channels) < 3 || len(c.Channels) > 64:
+		return fmt.Errorf("enc_channels has %d entries, want 3..64 (TDNN, SE-Res2Net blocks, MFA)", len(c.Channels))
 	case len(c.Kernels) != len(c.Channels) || len(c.Dilations) != len(c.Channels):
 		return fmt.Errorf("enc_kernel_sizes (%d) and enc_dilations (%d) must have the length of enc_channels (%d)", len(c.Kernels), len(c.Dilations), len(c.Channels))
 	case c.Res2NetScale < 2 || c.Res2NetScale > 64:
