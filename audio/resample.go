@@ -130,21 +130,30 @@ func (r *Resampler) Resample(dst, x []float32) []float32 {
 		if start+k1 > len(x) {
 			k1 = len(x) - start
 		}
-		var acc float32
+		xs := x[start+k0 : start+k1]
 		if w == 0 {
-			for k := k0; k < k1; k++ {
-				acc += c0[k] * x[start+k]
-			}
-			dst[j] = acc
+			dst[j] = dot(c0[k0:k1], xs)
 			continue
 		}
-		var acc1 float32
-		for k := k0; k < k1; k++ {
-			v := x[start+k]
-			acc += c0[k] * v
-			acc1 += c1[k] * v
-		}
-		dst[j] = acc + w*(acc1-acc)
+		a0, a1 := dot(c0[k0:k1], xs), dot(c1[k0:k1], xs)
+		dst[j] = a0 + w*(a1-a0)
 	}
 	return dst
+}
+
+// dot returns Σ a[i]·b[i] (len(a) == len(b)) with four partial sums.
+func dot(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
 }

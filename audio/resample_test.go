@@ -1,6 +1,7 @@
 package audio
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -74,5 +75,19 @@ func TestResamplerRates(t *testing.T) {
 	}
 	if _, err := NewResampler(24000, 1<<30); err == nil {
 		t.Fatal("huge rate accepted")
+	}
+}
+
+// BenchmarkResample30s resamples 30 s of 44.1 and 48 kHz audio to 24 kHz.
+func BenchmarkResample30s(b *testing.B) {
+	for _, rate := range []int{44100, 48000, 16000} {
+		r, _ := NewResampler(rate, ReferenceRate)
+		x := tone(30*rate, rate, 440, 0.5)
+		dst := r.Resample(nil, x)
+		b.Run(fmt.Sprint(rate), func(b *testing.B) {
+			for b.Loop() {
+				dst = r.Resample(dst, x)
+			}
+		})
 	}
 }
