@@ -25,7 +25,7 @@ type scratch struct {
 	ms      []float32   // mean ‖ std, [2·C_L]
 	pooled  []float32   // weighted mean ‖ std, [2·C_L]
 	fold    []float32   // ASP constant per attention channel, [A]
-	acc     [][]float64 // per-channel float64 sums, 3 × the widest
+	acc     [][]float64 // per-channel float64 sums, 4 × the widest
 }
 
 func grow(b []float32, n int) []float32 {
@@ -77,7 +77,7 @@ func (e *Encoder) ensure(T int) {
 	s.ms = grow(s.ms, 2*cl)
 	s.pooled = grow(s.pooled, 2*cl)
 	s.fold = grow(s.fold, c.AttentionChannels)
-	s.acc = [][]float64{make([]float64, max(cl, ci)), make([]float64, max(cl, ci)), make([]float64, max(cl, ci))}
+	s.acc = [][]float64{make([]float64, max(cl, ci)), make([]float64, max(cl, ci)), make([]float64, max(cl, ci)), make([]float64, max(cl, ci))}
 	s.frames = T
 }
 

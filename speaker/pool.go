@@ -18,7 +18,7 @@ func (e *Encoder) pool(x []float32, T int) error {
 	C := e.aspConv.out
 	A := e.aspX.out
 	ms := s.ms[:2*C]
-	weightedStats(ms, x, nil, T, C, s.acc)
+	meanStd(ms, x, T, C, s.acc)
 	// the constant part of the bottleneck: bias + W_mean·mean + W_std·std
 	for a := 0; a < A; a++ {
 		w := e.aspMS[a*2*C : (a+1)*2*C]
@@ -46,76 +46,67 @@ func (e *Encoder) pool(x []float32, T int) error {
 	if err := e.b.Conv(logits, att, T, 1, e.aspConv.h); err != nil {
 		return fmt.Errorf("speaker: asp conv: %w", err)
 	}
-	softmaxTime(logits, T, C, s.acc[0], s.acc[1])
-	weightedStats(s.pooled[:2*C], x, logits, T, C, s.acc)
+	softmaxStats(s.pooled[:2*C], x, logits, T, C, s.acc)
 	return nil
 }
 
-// softmaxTime replaces each column of w ([T][C]) by its softmax over time.
-func softmaxTime(w []float32, T, C int, mx, sum []float64) {
-	mx, sum = mx[:C], sum[:C]
+// softmaxStats writes the attention-weighted mean ‖ std of x's C columns
+// over T rows into dst, the weights of each column being the softmax over
+// time of that column of logits: two passes (the maxima, then the
+// exponentials with their sums Σe, Σe·x, Σe·x² in float64), with
+// var = Σe·x²/Σe − mean² and std = sqrt(max(var, 1e-12)).
+func softmaxStats(dst, x, logits []float32, T, C int, acc [][]float64) {
+	mx, s0, s1, s2 := acc[0][:C], acc[1][:C], acc[2][:C], acc[3][:C]
 	for i := range mx {
 		mx[i] = math.Inf(-1)
-		sum[i] = 0
 	}
+	clear(s0)
+	clear(s1)
+	clear(s2)
 	for t := 0; t < T; t++ {
-		for i, v := range w[t*C : (t+1)*C] {
+		for i, v := range logits[t*C : (t+1)*C] {
 			mx[i] = max(mx[i], float64(v))
 		}
 	}
 	for t := 0; t < T; t++ {
-		row := w[t*C : (t+1)*C]
-		for i, v := range row {
-			p := math.Exp(float64(v) - mx[i])
-			row[i] = float32(p)
-			sum[i] += p
+		lr, xr := logits[t*C:(t+1)*C], x[t*C:(t+1)*C]
+		for i, l := range lr {
+			p := math.Exp(float64(l) - mx[i])
+			v := float64(xr[i])
+			s0[i] += p
+			s1[i] += p * v
+			s2[i] += p * v * v
 		}
 	}
-	for i := range sum {
-		sum[i] = 1 / sum[i]
-	}
-	for t := 0; t < T; t++ {
-		row := w[t*C : (t+1)*C]
-		for i := range row {
-			row[i] = float32(float64(row[i]) * sum[i])
-		}
+	for i := 0; i < C; i++ {
+		m := s1[i] / s0[i]
+		dst[i] = float32(m)
+		dst[C+i] = float32(math.Sqrt(max(s2[i]/s0[i]-m*m, statsEps)))
 	}
 }
 
-// weightedStats writes mean ‖ std of x's C columns over T rows into dst
-// (2·C values): with weights w ([T][C], each column summing to 1) or
-// uniform 1/T when w is nil; std = sqrt(max(Σ_t w·(x − mean)², 1e-12)).
-func weightedStats(dst, x, w []float32, T, C int, acc [][]float64) {
+// meanStd writes the mean ‖ std of x's C columns over T rows into dst
+// (2·C values), two passes in float64: std = sqrt(max(Σ(x − mean)²/T, 1e-12)).
+func meanStd(dst, x []float32, T, C int, acc [][]float64) {
 	m, v := acc[0][:C], acc[1][:C]
 	clear(m)
 	clear(v)
-	u := 1 / float64(T)
 	for t := 0; t < T; t++ {
-		row := x[t*C : (t+1)*C]
-		if w == nil {
-			for i, a := range row {
-				m[i] += u * float64(a)
-			}
-			continue
-		}
-		wr := w[t*C : (t+1)*C]
-		for i, a := range row {
-			m[i] += float64(wr[i]) * float64(a)
+		for i, a := range x[t*C : (t+1)*C] {
+			m[i] += float64(a)
 		}
 	}
+	for i := range m {
+		m[i] /= float64(T)
+	}
 	for t := 0; t < T; t++ {
-		row := x[t*C : (t+1)*C]
-		for i, a := range row {
+		for i, a := range x[t*C : (t+1)*C] {
 			d := float64(a) - m[i]
-			if w == nil {
-				v[i] += u * d * d
-			} else {
-				v[i] += float64(w[t*C+i]) * d * d
-			}
+			v[i] += d * d
 		}
 	}
 	for i := 0; i < C; i++ {
 		dst[i] = float32(m[i])
-		dst[C+i] = float32(math.Sqrt(max(v[i], statsEps)))
+		dst[C+i] = float32(math.Sqrt(max(v[i]/float64(T), statsEps)))
 	}
 }
