@@ -15,10 +15,9 @@ type scratch struct {
 	h1, h2  []float32   // inside a block, [T][C]
 	res     []float32   // Res2Net concat, [T][C]
 	part    []float32   // one Res2Net split's output, [T][C/s]
-	cat     []float32   // MFA input, [T][ΣC]
+	cat     []float32   // MFA input, [T][max(ΣC, C_L)]; then the pooling logits
 	mfa     []float32   // [T][C_L]
 	att     []float32   // [T][A]
-	logits  []float32   // [T][C_L]
 	vec     []float32   // SE and pooling vectors
 	seMid   []float32   // [SE]
 	seScale []float32   // [C]
@@ -65,12 +64,11 @@ func (e *Encoder) ensure(T int) {
 	s.h1 = grow(s.h1, T*ci)
 	s.h2 = grow(s.h2, T*ci)
 	s.res = grow(s.res, T*ci)
-	s.part = grow(s.part, T*ci)
-	s.cat = grow(s.cat, T*cat)
+	s.part = grow(s.part, T*(ci/c.Res2NetScale))
+	s.cat = grow(s.cat, T*max(cat, c.Channels[L]))
 	cl := c.Channels[L]
 	s.mfa = grow(s.mfa, T*cl)
 	s.att = grow(s.att, T*c.AttentionChannels)
-	s.logits = grow(s.logits, T*cl)
 	s.seMid = grow(s.seMid, c.SEChannels)
 	s.seScale = grow(s.seScale, ci)
 	s.vec = grow(s.vec, ci)

@@ -42,7 +42,7 @@ func (e *Encoder) pool(x []float32, T int) error {
 			row[a] = float32(math.Tanh(float64(v)))
 		}
 	}
-	logits := s.logits[:T*C]
+	logits := s.cat[:T*C] // the MFA input is spent
 	if err := e.b.Conv(logits, att, T, 1, e.aspConv.h); err != nil {
 		return fmt.Errorf("speaker: asp conv: %w", err)
 	}
