@@ -50,6 +50,11 @@ func TestEmbedRefusals(t *testing.T) {
 	if err := enc.Embed(dst, make([]float32, 1279)); err == nil || !strings.Contains(err.Error(), "at least 1280 samples") {
 		t.Fatalf("short clip: %v", err)
 	}
+	bad := make([]float32, 2000)
+	bad[1234] = float32(math.Inf(-1))
+	if err := enc.Embed(dst, bad); err == nil || !strings.Contains(err.Error(), "sample 1234 is -Inf") {
+		t.Fatalf("infinite sample: %v", err)
+	}
 	if err := enc.Embed(make([]float32, 3), make([]float32, 2000)); err == nil {
 		t.Fatal("wrong embedding buffer accepted")
 	}

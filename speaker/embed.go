@@ -80,13 +80,18 @@ func (e *Encoder) ensure(T int) {
 }
 
 // Embed computes the speaker embedding of samples (mono, 24 kHz, at least
-// Config.MinSamples of them) into dst (Dim values).
+// Config.MinSamples of them, all finite) into dst (Dim values).
 func (e *Encoder) Embed(dst, samples []float32) error {
 	if e.closed {
 		return fmt.Errorf("speaker: embed on a closed encoder")
 	}
 	if n := e.cfg.MinSamples(); len(samples) < n {
 		return fmt.Errorf("speaker: reference audio of %d samples is too short: the speaker encoder needs at least %d samples (%d mel frames) at 24 kHz", len(samples), n, e.cfg.MinFrames())
+	}
+	for i, v := range samples {
+		if v-v != 0 { // NaN or ±Inf
+			return fmt.Errorf("speaker: reference sample %d is %v", i, v)
+		}
 	}
 	T := MelFrames(len(samples))
 	e.ensure(T)
