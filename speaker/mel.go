@@ -124,14 +124,20 @@ func (m *Mel) Compute(dst []float32, x []float32) ([]float32, int, error) {
 	dst = dst[:T*NumMels]
 	for t := 0; t < T; t++ {
 		start := t*Hop - melPad // index in x of the frame's first sample
-		for i := 0; i < NFFT; i++ {
-			j := start + i
-			if j < 0 {
-				j = -j
-			} else if j >= n {
-				j = 2*(n-1) - j
+		if start >= 0 && start+NFFT <= n { // inside the clip: no reflection
+			for i, v := range x[start : start+NFFT] {
+				m.frame[i] = float64(v) * m.window[i]
 			}
-			m.frame[i] = float64(x[j]) * m.window[i]
+		} else {
+			for i := 0; i < NFFT; i++ {
+				j := start + i
+				if j < 0 {
+					j = -j
+				} else if j >= n {
+					j = 2*(n-1) - j
+				}
+				m.frame[i] = float64(x[j]) * m.window[i]
+			}
 		}
 		m.fft.power(m.power, m.frame)
 		for k, p := range m.power {
