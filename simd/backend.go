@@ -47,8 +47,9 @@ type Backend struct {
 	geluT      geluTask
 	attnWin    []float32 // WindowAttention's rotated q and scores
 
-	wc   cacheState // the prepared-weights cache's recording or replay (prepared.go)
-	prep []float32  // NewMatrix's rotated copy of the weights (prepare_parallel.go)
+	wc     cacheState       // the prepared-weights cache's recording or replay (prepared.go)
+	prep   []float32        // NewMatrix's rotated copy of the weights (prepare_parallel.go)
+	statsT softmaxStatsTask // the speaker encoder's pooling (backend_speaker.go)
 }
 
 // NewBackend returns a Backend whose matrix products run on threads worker

@@ -19,3 +19,14 @@ type Backend interface {
 	// Bytes returns the bytes a handle occupies.
 	Bytes(h int32) (int64, error)
 }
+
+// StatsBackend is an optional extension of Backend: one that offers it
+// runs the attentive pooling's softmax over time and weighted statistics
+// (simd.Backend does, over its worker threads); for any other the encoder
+// computes them in Go with the same definition:
+//
+//	w[t][i] = softmax over t of logits[t][i]
+//	out[i] = Σ_t w·x = mean,  out[c+i] = sqrt(max(Σ_t w·x² − mean², 1e-12))
+type StatsBackend interface {
+	SoftmaxStats(out, x, logits []float32, m, c int) error
+}

@@ -123,7 +123,7 @@ func (m *Mel) Compute(dst []float32, x []float32) ([]float32, int, error) {
 	}
 	dst = dst[:T*NumMels]
 	for t := 0; t < T; t++ {
-		start := t*Hop - melPad // index in x of the frame's first sample
+		start := t*Hop - melPad            // index in x of the frame's first sample
 		if start >= 0 && start+NFFT <= n { // inside the clip: no reflection
 			for i, v := range x[start : start+NFFT] {
 				m.frame[i] = float64(v) * m.window[i]

@@ -46,6 +46,12 @@ func (e *Encoder) pool(x []float32, T int) error {
 	if err := e.b.Conv(logits, att, T, 1, e.aspConv.h); err != nil {
 		return fmt.Errorf("speaker: asp conv: %w", err)
 	}
+	if sb, ok := e.b.(StatsBackend); ok {
+		if err := sb.SoftmaxStats(s.pooled[:2*C], x, logits, T, C); err != nil {
+			return fmt.Errorf("speaker: asp statistics: %w", err)
+		}
+		return nil
+	}
 	softmaxStats(s.pooled[:2*C], x, logits, T, C, s.acc)
 	return nil
 }

@@ -10,8 +10,16 @@ import (
 	"github.com/omni-tts/omni/speaker"
 )
 
-// simd.Backend is the native implementation of the encoder's Backend.
-var _ speaker.Backend = (*simd.Backend)(nil)
+// simd.Backend is the native implementation of the encoder's Backend,
+// with the pooling op.
+var (
+	_ speaker.Backend      = (*simd.Backend)(nil)
+	_ speaker.StatsBackend = (*simd.Backend)(nil)
+)
+
+// convOnly hides every method of a backend but the Backend ones, so the
+// encoder computes the pooling statistics in Go (as under WASI).
+type convOnly struct{ speaker.Backend }
 
 // refEncoder is a brute-force definition of the network in PyTorch's
 // channel-major layout, written from the architecture (not from the
@@ -218,9 +226,13 @@ func TestEncoderMatchesReference(t *testing.T) {
 			continue
 		}
 		restore := simd.Use(lv)
-		for ci, cfg := range []speaker.Config{speaker.TinyConfig(), odd} {
-			b := simd.NewBackend(1)
-			enc, err := speaker.NewSynthetic(cfg, 11, b, "fp32")
+		for ci, cfg := range []speaker.Config{speaker.TinyConfig(), odd, speaker.TinyConfig()} {
+			b := simd.NewBackend(2)
+			var be speaker.Backend = b
+			if ci == 2 {
+				be = convOnly{b}
+			}
+			enc, err := speaker.NewSynthetic(cfg, 11, be, "fp32")
 			if err != nil {
 				t.Fatal(err)
 			}
