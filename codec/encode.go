@@ -1,0 +1,336 @@
+package codec
+
+import (
+	"math"
+)
+
+// encScratch holds the encoder's per-call state: every convolution's input
+// tail between chunks and the activation buffers, which grow to the
+// largest chunk seen and are reused.
+type encScratch struct {
+	first, last, down []float32   // tails: first conv, last conv, downsample
+	res               [][]float32 // per residual unit, in graph order: conv1's tail
+	strided           [][]float32 // per stride: one grouped row
+	bufs              [6][]float32
+	kv, pos           []int32
+	ids               []int32
+}
+
+// Encoder scratch slots; a step never uses one slot for two live values.
+const (
+	eX   = iota // the running activation
+	eY          // the next activation
+	eCat        // a conv's tail + input
+	eT          // a residual branch / attention output
+	eBig        // qkv or the MLP's inner rows
+	eQ          // RVQ: the residual pair and the scores
+)
+
+func (s *encScratch) init(c *EncoderConfig) {
+	s.first = make([]float32, c.KernelSize-1)
+	ch := c.NumFilters
+	for si := range c.Ratios {
+		r := c.Ratios[len(c.Ratios)-1-si]
+		dil := 1
+		for range c.ResidualLayers {
+			s.res = append(s.res, make([]float32, (c.ResidualKernelSize-1)*dil*ch))
+			dil *= c.DilationGrowth
+		}
+		s.strided = append(s.strided, make([]float32, r*ch))
+		ch *= 2
+	}
+	s.last = make([]float32, (c.LastKernelSize-1)*ch)
+	s.down = make([]float32, EncodeDownsample*c.Hidden)
+}
+
+func (s *encScratch) reset() {
+	clear(s.first)
+	clear(s.last)
+	clear(s.down)
+	for _, t := range s.res {
+		clear(t)
+	}
+	for _, t := range s.strided {
+		clear(t)
+	}
+}
+
+// buf returns slot i with n elements (contents unspecified).
+func (s *encScratch) buf(i, n int) []float32 {
+	if cap(s.bufs[i]) < n {
+		s.bufs[i] = make([]float32, n)
+	}
+	return s.bufs[i][:n]
+}
+
+// AppendEncode encodes a clip of 24 kHz mono samples (pcm, at least one,
+// all finite) and appends its ceil(len(pcm)/SamplesPerFrame) frames of
+// codes to dst (codebook 0, the semantic one, first): the samples past the
+// last whole frame are padded with zeros as the reference pads them. A warm
+// encoder appending to a dst with room allocates nothing.
+//
+// Nearest codewords are by squared euclidean distance, computed as
+// |e|² − 2·r·e (the |r|² term is common to a row); ties go to the lowest
+// index.
+func (e *Encoder) AppendEncode(dst [][Codebooks]int32, pcm []float32) ([][Codebooks]int32, error) {
+	if e.closed {
+		return dst, errorf(ErrArgs, "encoder closed")
+	}
+	if len(pcm) == 0 {
+		return dst, errorf(ErrArgs, "no samples to encode")
+	}
+	if len(pcm) > 1<<30 {
+		return dst, errorf(ErrArgs, "%d samples is more than %d", len(pcm), 1<<30)
+	}
+	for i, v := range pcm {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return dst, errorf(ErrArgs, "sample %d is %v", i, v)
+		}
+	}
+	e.sc.reset()
+	if err := e.b.ResetKV(e.kv); err != nil {
+		return dst, err
+	}
+	chunk := EncodeChunkFrames * e.spf
+	pos := int32(0)
+	for at := 0; at < len(pcm); at += chunk {
+		end := min(at+chunk, len(pcm))
+		var err error
+		dst, pos, err = e.encodeChunk(dst, pcm[at:end], pos, at == 0)
+		if err != nil {
+			return dst, err
+		}
+	}
+	return dst, nil
+}
+
+// encodeChunk runs the graph on n samples (a whole number of frames except
+// for the clip's last chunk), continuing every tail and the attention
+// state; pos is the transformer position of the chunk's first row.
+func (e *Encoder) encodeChunk(dst [][Codebooks]int32, pcm []float32, pos int32, first bool) ([][Codebooks]int32, int32, error) {
+	c := &e.cfg
+	sc := &e.sc
+	be := e.b
+	L := len(pcm)
+
+	// The first conv: 1 channel in, no activation before it.
+	x := sc.buf(eX, L*c.NumFilters)
+	if err := e.causal(x, pcm, L, 1, sc.first, 0, false, e.first, L); err != nil {
+		return dst, pos, err
+	}
+	ch := c.NumFilters
+	u := 0
+	for si := range e.stages {
+		st := &e.stages[si]
+		for ri := range st.res {
+			r := &st.res[ri]
+			t := sc.buf(eT, L*ch/c.Compress)
+			if err := e.causal(t, x, L, ch, sc.res[u], 0, true, r.conv1, L); err != nil {
+				return dst, pos, err
+			}
+			u++
+			eluInto(t, t)
+			y := sc.buf(eY, L*ch)
+			if err := be.Conv(y, t, L, 1, r.conv2); err != nil {
+				return dst, pos, err
+			}
+			for i, v := range y {
+				x[i] += v
+			}
+		}
+		// ELU, then the conv of stride r over rows grouped r at a time,
+		// the last group padded with zeros.
+		m := (L + st.ratio - 1) / st.ratio
+		y := sc.buf(eY, m*2*ch)
+		if err := e.causal(y, x, L, ch, sc.strided[si], (m*st.ratio-L)*ch, true, st.conv, m); err != nil {
+			return dst, pos, err
+		}
+		L, ch = m, 2*ch
+		sc.bufs[eX], sc.bufs[eY] = sc.bufs[eY], sc.bufs[eX]
+		x = sc.bufs[eX][:L*ch]
+	}
+	H := c.Hidden
+	h := sc.buf(eY, L*H)
+	if err := e.causal(h, x, L, ch, sc.last, 0, true, e.last, L); err != nil {
+		return dst, pos, err
+	}
+	if err := e.transformer(h, L, pos); err != nil {
+		return dst, pos, err
+	}
+	pos += int32(L)
+
+	// Downsample ×2 (replicate padding: the clip's first row twice before
+	// it, its last row after an odd count).
+	if first {
+		copy(sc.down, h[:H])
+		copy(sc.down[H:], h[:H])
+	}
+	T := (L + 1) / 2
+	cat := sc.buf(eCat, (T+1)*2*H)
+	copy(cat, sc.down)
+	copy(cat[2*H:], h[:L*H])
+	if L%2 == 1 {
+		copy(cat[(2+L)*H:], h[(L-1)*H:L*H])
+	} else {
+		copy(sc.down, h[(L-2)*H:L*H])
+	}
+	z := sc.buf(eX, T*H)
+	if err := be.Conv(z, cat, T, 1, e.down); err != nil {
+		return dst, pos, err
+	}
+	var err error
+	dst, err = e.quantize(dst, z, T)
+	return dst, pos, err
+}
+
+// causal runs a causal conv of m output rows: its input is the tail (the
+// history kept from the previous chunk) then act(x) (n rows of width in; ELU
+// when elu) then pad zeros; the tail is left holding the last history
+// values of act(x).
+func (e *Encoder) causal(y, x []float32, n, in int, tail []float32, pad int, elu bool, h int32, m int) error {
+	hist := len(tail)
+	body := n * in
+	cat := e.sc.buf(eCat, hist+body+pad)
+	copy(cat, tail)
+	if elu {
+		eluInto(cat[hist:hist+body], x[:body])
+	} else {
+		copy(cat[hist:], x[:body])
+	}
+	clear(cat[hist+body:])
+	copy(tail, cat[body:hist+body])
+	return e.b.Conv(y, cat, m, 1, h)
+}
+
+// eluInto writes dst[i] = ELU(src[i]) = src[i] if positive, else
+// exp(src[i]) − 1 (α = 1, as torch.nn.ELU).
+func eluInto(dst, src []float32) {
+	for i, v := range src {
+		if v > 0 {
+			dst[i] = v
+		} else {
+			dst[i] = float32(math.Expm1(float64(v)))
+		}
+	}
+}
+
+// transformer runs the encoder transformer's layers on h (n rows of
+// hidden_size, at positions pos…) in place: pre-LayerNorm attention and
+// GELU MLP blocks, each added back through its LayerScale; no final norm.
+func (e *Encoder) transformer(h []float32, n int, pos int32) error {
+	c := &e.cfg
+	be := e.b
+	sc := &e.sc
+	H, A, I := c.Hidden, c.Heads*c.HeadDim, c.Intermediate
+	if cap(sc.kv) < n {
+		sc.kv, sc.pos = make([]int32, n), make([]int32, n)
+	}
+	kv, ps := sc.kv[:n], sc.pos[:n]
+	for r := range kv {
+		kv[r], ps[r] = e.kv, pos+int32(r)
+	}
+	for li := range e.layers {
+		l := &e.layers[li]
+		t := sc.buf(eX, n*H)
+		if err := be.LayerNorm(t, h, n, l.ln1w, l.ln1b, c.NormEps); err != nil {
+			return err
+		}
+		big := sc.buf(eBig, n*max(3*A, I))
+		if err := be.Conv(big[:n*3*A], t, n, 1, l.qkv); err != nil {
+			return err
+		}
+		att := sc.buf(eT, n*max(A, H))
+		if err := be.WindowAttention(att[:n*A], big[:n*3*A], n, kv, ps, li, c.Heads, c.HeadDim, c.RopeTheta); err != nil {
+			return err
+		}
+		if err := be.Conv(t, att[:n*A], n, 1, l.o); err != nil {
+			return err
+		}
+		if err := be.Scale(t, t, n, l.attnScale); err != nil {
+			return err
+		}
+		for i, v := range t {
+			h[i] += v
+		}
+		if err := be.LayerNorm(t, h, n, l.ln2w, l.ln2b, c.NormEps); err != nil {
+			return err
+		}
+		f := big[:n*I]
+		if err := be.Conv(f, t, n, 1, l.fc1); err != nil {
+			return err
+		}
+		if err := be.GELU(f, f); err != nil {
+			return err
+		}
+		o := att[:n*H]
+		if err := be.Conv(o, f, n, 1, l.fc2); err != nil {
+			return err
+		}
+		if err := be.Scale(o, o, n, l.mlpScale); err != nil {
+			return err
+		}
+		for i, v := range o {
+			h[i] += v
+		}
+	}
+	return nil
+}
+
+// quantize appends the codes of T frames of the downsampled latent z (T
+// rows of hidden_size): codebook 0 from the semantic RVQ, 1..15 from the
+// acoustic RVQ, each RVQ a residual chain over its own input projection of
+// z.
+func (e *Encoder) quantize(dst [][Codebooks]int32, z []float32, T int) ([][Codebooks]int32, error) {
+	c := &e.cfg
+	be := e.b
+	sc := &e.sc
+	Q, N := c.CodebookDim, c.CodebookSize
+	base := len(dst)
+	if cap(dst)-base < T {
+		dst = append(dst[:cap(dst)], make([][Codebooks]int32, base+T-cap(dst))...)
+	}
+	dst = dst[:base+T]
+	res := sc.buf(eQ, 2*T*Q)
+	for g := range e.proj {
+		if err := be.Conv(res[g*T*Q:(g+1)*T*Q], z, T, 1, e.proj[g]); err != nil {
+			return dst[:base], err
+		}
+	}
+	scores := sc.buf(eBig, T*N)
+	q := sc.buf(eT, T*Q)
+	if cap(sc.ids) < T {
+		sc.ids = make([]int32, T)
+	}
+	ids := sc.ids[:T]
+	for k := 0; k < Codebooks; k++ {
+		r := res[:T*Q]
+		if k > 0 {
+			r = res[T*Q:]
+		}
+		if err := be.Conv(scores, r, T, 1, e.score[k]); err != nil {
+			return dst[:base], err
+		}
+		norm := e.norm[k]
+		for t := 0; t < T; t++ {
+			s := scores[t*N : (t+1)*N]
+			best, bd := 0, float32(math.Inf(1))
+			for n, v := range s {
+				if d := norm[n] - 2*v; d < bd {
+					best, bd = n, d
+				}
+			}
+			ids[t] = int32(best)
+			dst[base+t][k] = int32(best)
+		}
+		if k == 0 || k == Codebooks-1 {
+			continue // the semantic chain ends here; nothing reads the last residual
+		}
+		if err := be.Embed(q, ids, 1, e.table[k]); err != nil {
+			return dst[:base], err
+		}
+		for i, v := range q {
+			r[i] -= v
+		}
+	}
+	return dst, nil
+}
