@@ -39,7 +39,7 @@ func LoadEncoder(path string, b Backend, precision string) (*Encoder, error) {
 		return nil, err
 	}
 	file := filepath.Join(dir, "model.safetensors")
-	f, err := safetensors.OpenSafetensors(file)
+	f, err := safetensors.Open(file)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("codec: %s: no model.safetensors", dir)

@@ -30,6 +30,7 @@ var registry = []struct {
 	{"codec", runCodec},
 	{"mel", runMel},
 	{"speaker", runSpeaker},
+	{"codec_encode", runCodecEncode},
 }
 
 // handler returns the handler of kind, ok false for a kind the registry

@@ -17,18 +17,19 @@ func TestCommittedSuites(t *testing.T) {
 		min  int
 		env  *Env
 	}{
-		{"rng.exponential", 10, nil},  // gen_rng.py (PyTorch's generator)
-		{"sampler", 40, nil},          // gen_sampler.py (vLLM's sampler)
-		{"stats", 7, nil},             // gen_policy.py
-		{"sched", 40, nil},            // gen_policy.py
-		{"predictor", 6, nativeEnv()}, // gen_models.py (PyTorch)
-		{"talker", 6, nativeEnv()},    // gen_models.py (PyTorch)
-		{"frame", 5, nativeEnv()},     // gen_frame.py (PyTorch), one case per engine
-		{"text", 300, nil},            // gen/text (HF tokenizers)
-		{"prompt", 90, nil},           // gen/text (A.4 from the config)
-		{"codec", 13, nativeEnv()},    // gen/codec (PyTorch; the bf16 case by hand)
-		{"mel", 7, nil},               // gen/clone (PyTorch)
-		{"speaker", 10, nativeEnv()},  // gen/clone (PyTorch)
+		{"rng.exponential", 10, nil},      // gen_rng.py (PyTorch's generator)
+		{"sampler", 40, nil},              // gen_sampler.py (vLLM's sampler)
+		{"stats", 7, nil},                 // gen_policy.py
+		{"sched", 40, nil},                // gen_policy.py
+		{"predictor", 6, nativeEnv()},     // gen_models.py (PyTorch)
+		{"talker", 6, nativeEnv()},        // gen_models.py (PyTorch)
+		{"frame", 5, nativeEnv()},         // gen_frame.py (PyTorch), one case per engine
+		{"text", 300, nil},                // gen/text (HF tokenizers)
+		{"prompt", 90, nil},               // gen/text (A.4 from the config)
+		{"codec", 13, nativeEnv()},        // gen/codec (PyTorch; the bf16 case by hand)
+		{"mel", 7, nil},                   // gen/clone (PyTorch)
+		{"speaker", 10, nativeEnv()},      // gen/clone (PyTorch)
+		{"codec_encode", 11, nativeEnv()}, // gen/clone_codec (PyTorch)
 	} {
 		t.Run(s.kind, func(t *testing.T) {
 			replaySuite(t, []string{"suites"}, s.kind, s.min, s.env)
