@@ -129,7 +129,9 @@ func (e *Encoder) encodeChunk(dst [][Codebooks]int32, pcm []float32, pos int32, 
 				return dst, pos, err
 			}
 			u++
-			eluInto(t, t)
+			if err := e.eluInto(t, t); err != nil {
+				return dst, pos, err
+			}
 			y := sc.buf(eY, L*ch)
 			if err := be.Conv(y, t, L, 1, r.conv2); err != nil {
 				return dst, pos, err
@@ -193,7 +195,9 @@ func (e *Encoder) causal(y, x []float32, n, in int, tail []float32, pad int, elu
 	cat := e.sc.buf(eCat, hist+body+pad)
 	copy(cat, tail)
 	if elu {
-		eluInto(cat[hist:hist+body], x[:body])
+		if err := e.eluInto(cat[hist:hist+body], x[:body]); err != nil {
+			return err
+		}
 	} else {
 		copy(cat[hist:], x[:body])
 	}
@@ -202,16 +206,70 @@ func (e *Encoder) causal(y, x []float32, n, in int, tail []float32, pad int, elu
 	return e.b.Conv(y, cat, m, 1, h)
 }
 
-// eluInto writes dst[i] = ELU(src[i]) = src[i] if positive, else
-// exp(src[i]) − 1 (α = 1, as torch.nn.ELU).
-func eluInto(dst, src []float32) {
-	for i, v := range src {
-		if v > 0 {
-			dst[i] = v
-		} else {
-			dst[i] = float32(math.Expm1(float64(v)))
-		}
+// ELUBackend is an optional Backend operation the encoder uses when its
+// backend offers it (simd.Backend does, in assembly over its worker pool):
+// out[i] = ELU(x[i]) with α = 1, the negative branch computed as ExpM1Neg
+// does. Without it the encoder runs ExpM1Neg itself, so both paths give the
+// same values bit for bit.
+type ELUBackend interface {
+	ELU(out, x []float32) error
+}
+
+// eluInto writes dst[i] = ELU(src[i]) (α = 1, as torch.nn.ELU) on the
+// backend's ELU when it has one, else here, branch-free as simd does.
+func (e *Encoder) eluInto(dst, src []float32) error {
+	if e.elu != nil {
+		return e.elu.ELU(dst, src)
 	}
+	for i, v := range src {
+		e := math.Float32bits(ExpM1Neg(v))
+		b := math.Float32bits(v)
+		m := uint32(int32(b) >> 31) // all ones for a negative v (or −0)
+		dst[i] = math.Float32frombits(b&^m | e&m)
+	}
+	return nil
+}
+
+// The constants of ExpM1Neg: simd's expf (Cephes) constants.
+const (
+	eluLo  = float32(-87)
+	log2e  = float32(1.44269504088896341)
+	ln2Hi  = float32(0.693359375)
+	ln2Lo  = float32(-2.12194440e-4)
+	expC0  = float32(1.9875691500e-4)
+	expC1  = float32(1.3981999507e-3)
+	expC2  = float32(8.3334519073e-3)
+	expC3  = float32(4.1665795894e-2)
+	expC4  = float32(1.6666665459e-1)
+	expC5  = float32(5.0000001201e-1)
+	expOne = float32(1)
+)
+
+// ExpM1Neg returns e^x − 1 for x = max(min(x, 0), −87) in float32 steps,
+// none fused (within 2 ulps of math.Expm1):
+//
+//	n = roundToEven(x·log₂e); r = x − n·ln2Hi − n·ln2Lo
+//	p = ((((c0·r + c1)·r + c2)·r + c3)·r + c4)·r + c5
+//	q = p·r² + r                                      (e^r − 1)
+//	e^x − 1 = 2ⁿ·q + (2ⁿ − 1)
+//
+// It is the definition simd's ELU follows at every level (a test holds the
+// two equal bit for bit), so a backend without the ELU op (a WASI guest)
+// gives the native bits.
+func ExpM1Neg(x float32) float32 {
+	x = min(x, 0)
+	x = max(x, eluLo)
+	n := float32(math.RoundToEven(float64(float32(x * log2e))))
+	r := x - float32(n*ln2Hi)
+	r -= float32(n * ln2Lo)
+	p := float32(expC0*r) + expC1
+	p = float32(p*r) + expC2
+	p = float32(p*r) + expC3
+	p = float32(p*r) + expC4
+	p = float32(p*r) + expC5
+	q := float32(p*float32(r*r)) + r
+	s := math.Float32frombits(uint32(int32(n)+127) << 23)
+	return float32(s*q) + (s - expOne)
 }
 
 // transformer runs the encoder transformer's layers on h (n rows of

@@ -34,6 +34,7 @@ type Encoder struct {
 	table  [Codebooks]int32 // the same tables for Embed
 	norm   [Codebooks][]float32
 	kv     int32
+	elu    ELUBackend // the backend's ELU, or nil
 
 	handles []int32
 	sc      encScratch
@@ -146,6 +147,7 @@ func buildEncoder(cfg EncoderConfig, get weightSet, b Backend, precision string)
 		return nil, errorf(ErrArgs, "encoder precision %q: want fp32 or bf16", precision)
 	}
 	e := &Encoder{cfg: cfg, b: b, precision: precision, spf: cfg.SamplesPerFrame(), kv: -1}
+	e.elu, _ = b.(ELUBackend)
 	defer func() {
 		if err != nil {
 			e.Close()

@@ -163,3 +163,33 @@ func TestEncoderConfigRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestELUMatchesSimd checks that the encoder's portable ELU definition
+// (ExpM1Neg, used when a backend has no ELU op, as under WASI) equals the
+// native backend's bit for bit, and both are within float32 rounding of
+// math.Expm1.
+func TestELUMatchesSimd(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	x := []float32{0, -1e-30, -0.25, -0.2500001, -1, -59.9, -60, -61, -1e30, float32(math.Inf(-1)), 2}
+	for range 100000 {
+		x = append(x, float32(r.NormFloat64()*4), float32(-r.ExpFloat64()*10))
+	}
+	b := simd.NewBackend(2)
+	defer b.Close()
+	got := make([]float32, len(x))
+	if err := b.ELU(got, x); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range x {
+		want := v
+		if !(v > 0) {
+			want = codec.ExpM1Neg(v)
+			if d := math.Abs(float64(want) - math.Expm1(float64(v))); d > 2.4e-7*math.Abs(math.Expm1(float64(v))) {
+				t.Fatalf("ExpM1Neg(%v) = %v, math.Expm1 %v", v, want, math.Expm1(float64(v)))
+			}
+		}
+		if got[i] != want {
+			t.Fatalf("simd ELU(%v) = %v, codec's definition %v", v, got[i], want)
+		}
+	}
+}

@@ -45,6 +45,7 @@ type Backend struct {
 	convBF     bool           // the conv call being set up has bf16 weights
 	snakeT     snakeTask
 	geluT      geluTask
+	eluT       eluTask
 	attnWin    []float32 // WindowAttention's rotated q and scores
 
 	wc     cacheState       // the prepared-weights cache's recording or replay (prepared.go)

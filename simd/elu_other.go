@@ -1,0 +1,5 @@
+//go:build !amd64 || !gc || purego
+
+package simd
+
+func eluAVX512(out, x *float32, n int, c *[12]float32) { noAsm() }
