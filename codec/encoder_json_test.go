@@ -18,3 +18,9 @@ func encoderJSON(t *testing.T, sec, over map[string]any) []byte {
 	}
 	return b
 }
+
+// encoderJSONBytes returns a config.json holding the encoder_config sec.
+func encoderJSONBytes(sec map[string]any) []byte {
+	b, _ := json.Marshal(map[string]any{"encoder_config": sec})
+	return b
+}

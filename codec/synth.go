@@ -1,16 +1,9 @@
 package codec
 
 import (
-	"encoding/binary"
-	"fmt"
 	"hash/fnv"
-	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
-
-	"github.com/omni-tts/omni/safetensors"
 )
 
 // SynthTensor returns the deterministic synthetic values of tensor t for
@@ -112,35 +105,10 @@ func NewSynthetic(cfg Config, seed uint64, b Backend, precision string) (*Model,
 	}, b, precision)
 }
 
-// WriteSynthetic writes the synthetic codec of cfg and seed to dir in the
-// speech_tokenizer layout (config.json + model.safetensors, F32, every
-// tensor of ExpectedTensors including the optional ones).
+// WriteSynthetic writes the synthetic codec decoder of cfg and seed to dir
+// in the speech_tokenizer layout (config.json + model.safetensors, F32,
+// every tensor of ExpectedTensors including the optional ones); see
+// WriteSyntheticCodec for one with its encoder too.
 func WriteSynthetic(dir string, cfg Config, seed uint64) error {
-	if err := cfg.Validate(); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("codec: %w", err)
-	}
-	js, err := cfg.JSON()
-	if err != nil {
-		return fmt.Errorf("codec: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "config.json"), append(js, '\n'), 0o644); err != nil {
-		return fmt.Errorf("codec: %w", err)
-	}
-	var ts []safetensors.WriteTensor
-	for _, t := range ExpectedTensors(&cfg) {
-		ts = append(ts, safetensors.WriteTensor{Name: t.Name, DType: safetensors.F32, Shape: t.Shape,
-			Stream: func(w io.Writer) error {
-				v := SynthTensor(t, seed)
-				data := make([]byte, 4*len(v))
-				for i, x := range v {
-					binary.LittleEndian.PutUint32(data[4*i:], math.Float32bits(x))
-				}
-				_, err := w.Write(data)
-				return err
-			}})
-	}
-	return safetensors.Write(filepath.Join(dir, "model.safetensors"), ts, map[string]string{"format": "pt"})
+	return WriteSyntheticCodec(dir, cfg, nil, seed)
 }

@@ -17,7 +17,7 @@ type modelSynthCmd struct {
 	Outliers bool   `help:"Give 6 hidden channels RMSNorm gains of 20-60 (trained-LLM outlier channels)."`
 	Seed     uint64 `help:"Seed of the weights." default:"1"`
 	Out      string `help:"Directory to write (config.json, generation_config.json, model.safetensors)." required:"" type:"path"`
-	Codec    bool   `help:"Also write speech_tokenizer/: a synthetic codec decoder (real geometry for 0.6b and 1.7b, 457 MB F32; a tiny geometry with the real interface otherwise)." default:"true" negatable:""`
+	Codec    bool   `help:"Also write speech_tokenizer/: a synthetic codec, decoder and encoder (real geometry for 0.6b and 1.7b, 682 MB F32; a tiny geometry with the real interface otherwise)." default:"true" negatable:""`
 }
 
 // Run implements "omni model synth".
@@ -42,12 +42,14 @@ func (c *modelSynthCmd) Run(g *Globals, _ context.Context) error {
 		return nil
 	}
 	cfg := host.SynthCodecConfig(c.Size) // the codec host.Open gives synth:SIZE
+	enc := host.SynthEncoderConfig(c.Size)
 
 	start = time.Now()
 	dir := filepath.Join(c.Out, "speech_tokenizer")
-	if err := codec.WriteSynthetic(dir, cfg, c.Seed); err != nil {
+	if err := codec.WriteSyntheticCodec(dir, cfg, &enc, c.Seed); err != nil {
 		return err
 	}
-	fmt.Fprintf(g.Stdout, "%s: synthetic codec decoder, %d tensors F32 (%s)\n", dir, len(codec.ExpectedTensors(&cfg)), time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(g.Stdout, "%s: synthetic codec (decoder and encoder), %d tensors F32 (%s)\n", dir,
+		len(codec.ExpectedTensors(&cfg))+len(codec.EncoderTensors(&enc)), time.Since(start).Round(time.Millisecond))
 	return nil
 }
