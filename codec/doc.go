@@ -11,6 +11,12 @@
 // time-major; several streams' frames go through each layer as one matrix
 // product (DecodeBatch).
 //
+// The encoder is the decoder's mirror, for voice references: 24 kHz
+// samples through the SEANet convolutions (ELU, residual units, strides
+// 4·5·6·8), an 8-layer windowed transformer, a ×2 downsample and the split
+// RVQ's nearest codewords, 16 codes per 1920 samples, on the same Backend
+// (LoadEncoder, NewSyntheticEncoder, Encoder.AppendEncode).
+//
 // Entry points: Load (a speech_tokenizer directory or a checkpoint holding
 // one), NewSynthetic / WriteSynthetic (deterministic weights of any
 // geometry, RealConfig or TinyConfig), Model.NewStream, Stream.Decode.
