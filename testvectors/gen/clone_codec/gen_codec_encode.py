@@ -296,6 +296,32 @@ def run_case(name, geom, W, audio, desc, cases, tensors_out):
                          "expect_margin": margin.float()}
 
 
+def is_bf16_weight(name):
+    """The tensors omni's bf16 encoder stores in bfloat16: conv kernels, projections, the MLP, the downsample."""
+    return name.endswith(".weight") and "layernorm" not in name
+
+
+def run_bf16_case(name, geom, W, audio, desc, cases, tensors_out):
+    """A reduced-precision case: the bar is the agreement of a float64 forward on bf16-rounded weights."""
+    g = GEOMETRIES[geom]
+    W64 = {k: v.double() for k, v in W.items()}
+    Wbf = {k: (v.bfloat16().double() if is_bf16_weight(k) else v) for k, v in W64.items()}
+    codes, _, _ = quantize(g, W64, latent(g, W64, audio.double()))
+    cbf, _, _ = quantize(g, Wbf, latent(g, Wbf, audio.double()))
+    agree = float((cbf == codes).double().mean())
+    case = {
+        "kind": "codec_encode", "name": name,
+        "description": f"{desc}; bf16 weights: a float64 forward on bf16-rounded kernels agrees on {agree:.3f} "
+                       f"of the codes; the bar is that minus 0.15",
+        "model": f"models/{geom}", "precision": "bf16",
+        "audio": {"tensor": "audio"},
+        "expect_codes": {"tensor": "expect_codes"},
+        "min_agreement": round(max(0.2, agree - 0.15), 3),
+    }
+    cases.append(case)
+    tensors_out[name] = {"audio": audio.float().contiguous(), "expect_codes": codes}
+
+
 def signal(gen, n, kind):
     t = torch.arange(n, dtype=torch.float64) / 24000.0
     if kind == "silence":
@@ -344,6 +370,9 @@ def main():
         for n, kind, desc in items:
             name = f"codec_encode_{geom}_{n}_{kind}"
             run_case(name, geom, W, signal(gen, n, kind), desc, cases, tensors)
+        n = {"tiny": 601, "tiny-b": 301}[geom]
+        run_bf16_case(f"codec_encode_{geom}_{n}_noise_bf16", geom, W, signal(gen, n, "noise"),
+                      "noise", cases, tensors)
     for c in cases:
         with open(os.path.join(SUITE, c["name"] + ".json"), "w") as f:
             json.dump(c, f, indent=1)
