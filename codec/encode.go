@@ -9,6 +9,7 @@ import (
 // largest chunk seen and are reused.
 type encScratch struct {
 	first, last, down []float32   // tails: first conv, last conv, downsample
+	pend              []float32   // SEANet rows waiting for the transformer
 	res               [][]float32 // per residual unit, in graph order: conv1's tail
 	strided           [][]float32 // per stride: one grouped row
 	bufs              [6][]float32
@@ -93,21 +94,36 @@ func (e *Encoder) AppendEncode(dst [][Codebooks]int32, pcm []float32) ([][Codebo
 	}
 	chunk := EncodeChunkFrames * e.spf
 	pos := int32(0)
+	sc := &e.sc
+	sc.pend = sc.pend[:0]
+	first := true
 	for at := 0; at < len(pcm); at += chunk {
 		end := min(at+chunk, len(pcm))
-		var err error
-		dst, pos, err = e.encodeChunk(dst, pcm[at:end], pos, at == 0)
-		if err != nil {
+		if err := e.seanet(pcm[at:end]); err != nil {
 			return dst, err
+		}
+		if rows := len(sc.pend) / e.cfg.Hidden; rows >= encodeFlushRows || end == len(pcm) {
+			var err error
+			if dst, err = e.flush(dst, rows, pos, first); err != nil {
+				return dst, err
+			}
+			pos += int32(rows)
+			first = false
+			sc.pend = sc.pend[:0]
 		}
 	}
 	return dst, nil
 }
 
-// encodeChunk runs the graph on n samples (a whole number of frames except
-// for the clip's last chunk), continuing every tail and the attention
-// state; pos is the transformer position of the chunk's first row.
-func (e *Encoder) encodeChunk(dst [][Codebooks]int32, pcm []float32, pos int32, first bool) ([][Codebooks]int32, int32, error) {
+// encodeFlushRows is the number of SEANet rows (three chunks) from which
+// the encoder runs them through the transformer, the downsample and the
+// RVQ: more rows per call read each transformer weight fewer times.
+const encodeFlushRows = 3 * EncodeChunkFrames * EncodeDownsample
+
+// seanet runs the SEANet convolutions on a chunk of samples (a whole
+// number of frames except for the clip's last chunk), continuing every
+// conv's tail, and appends its rows (hidden_size wide) to the pending rows.
+func (e *Encoder) seanet(pcm []float32) error {
 	c := &e.cfg
 	sc := &e.sc
 	be := e.b
@@ -116,7 +132,7 @@ func (e *Encoder) encodeChunk(dst [][Codebooks]int32, pcm []float32, pos int32, 
 	// The first conv: 1 channel in, no activation before it.
 	x := sc.buf(eX, L*c.NumFilters)
 	if err := e.causal(x, pcm, L, 1, sc.first, 0, false, e.first, L); err != nil {
-		return dst, pos, err
+		return err
 	}
 	ch := c.NumFilters
 	u := 0
@@ -126,15 +142,15 @@ func (e *Encoder) encodeChunk(dst [][Codebooks]int32, pcm []float32, pos int32, 
 			r := &st.res[ri]
 			t := sc.buf(eT, L*ch/c.Compress)
 			if err := e.causal(t, x, L, ch, sc.res[u], 0, true, r.conv1, L); err != nil {
-				return dst, pos, err
+				return err
 			}
 			u++
 			if err := e.eluInto(t, t); err != nil {
-				return dst, pos, err
+				return err
 			}
 			y := sc.buf(eY, L*ch)
 			if err := be.Conv(y, t, L, 1, r.conv2); err != nil {
-				return dst, pos, err
+				return err
 			}
 			for i, v := range y {
 				x[i] += v
@@ -145,7 +161,7 @@ func (e *Encoder) encodeChunk(dst [][Codebooks]int32, pcm []float32, pos int32, 
 		m := (L + st.ratio - 1) / st.ratio
 		y := sc.buf(eY, m*2*ch)
 		if err := e.causal(y, x, L, ch, sc.strided[si], (m*st.ratio-L)*ch, true, st.conv, m); err != nil {
-			return dst, pos, err
+			return err
 		}
 		L, ch = m, 2*ch
 		sc.bufs[eX], sc.bufs[eY] = sc.bufs[eY], sc.bufs[eX]
@@ -154,15 +170,25 @@ func (e *Encoder) encodeChunk(dst [][Codebooks]int32, pcm []float32, pos int32, 
 	H := c.Hidden
 	h := sc.buf(eY, L*H)
 	if err := e.causal(h, x, L, ch, sc.last, 0, true, e.last, L); err != nil {
-		return dst, pos, err
+		return err
 	}
-	if err := e.transformer(h, L, pos); err != nil {
-		return dst, pos, err
-	}
-	pos += int32(L)
+	e.stage(EncodeSEANet)
+	sc.pend = append(sc.pend, h...)
+	return nil
+}
 
-	// Downsample ×2 (replicate padding: the clip's first row twice before
-	// it, its last row after an odd count).
+// flush runs the L pending SEANet rows (at transformer positions pos…)
+// through the transformer, the ×2 downsample (replicate padding: the clip's
+// first row twice before it, its last row after an odd count; first marks
+// the clip's first rows) and the RVQ, appending their frames to dst.
+func (e *Encoder) flush(dst [][Codebooks]int32, L int, pos int32, first bool) ([][Codebooks]int32, error) {
+	sc := &e.sc
+	H := e.cfg.Hidden
+	h := sc.pend[:L*H]
+	if err := e.transformer(h, L, pos); err != nil {
+		return dst, err
+	}
+	e.stage(EncodeTransformer)
 	if first {
 		copy(sc.down, h[:H])
 		copy(sc.down[H:], h[:H])
@@ -170,19 +196,19 @@ func (e *Encoder) encodeChunk(dst [][Codebooks]int32, pcm []float32, pos int32, 
 	T := (L + 1) / 2
 	cat := sc.buf(eCat, (T+1)*2*H)
 	copy(cat, sc.down)
-	copy(cat[2*H:], h[:L*H])
+	copy(cat[2*H:], h)
 	if L%2 == 1 {
-		copy(cat[(2+L)*H:], h[(L-1)*H:L*H])
+		copy(cat[(2+L)*H:], h[(L-1)*H:])
 	} else {
-		copy(sc.down, h[(L-2)*H:L*H])
+		copy(sc.down, h[(L-2)*H:])
 	}
 	z := sc.buf(eX, T*H)
-	if err := be.Conv(z, cat, T, 1, e.down); err != nil {
-		return dst, pos, err
+	if err := e.b.Conv(z, cat, T, 1, e.down); err != nil {
+		return dst, err
 	}
-	var err error
-	dst, err = e.quantize(dst, z, T)
-	return dst, pos, err
+	dst, err := e.quantize(dst, z, T)
+	e.stage(EncodeQuantize)
+	return dst, err
 }
 
 // causal runs a causal conv of m output rows: its input is the tail (the

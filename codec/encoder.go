@@ -35,6 +35,7 @@ type Encoder struct {
 	norm   [Codebooks][]float32
 	kv     int32
 	elu    ELUBackend // the backend's ELU, or nil
+	hook   func(EncodeStage)
 
 	handles []int32
 	sc      encScratch
@@ -130,6 +131,41 @@ func (c *EncoderConfig) MACsPerFrame() int64 {
 	Q := int64(c.CodebookDim)
 	n += 2*Q*H + Codebooks*int64(c.CodebookSize)*Q
 	return n
+}
+
+// EncodeStage names a part of the encoder for timing (see SetStageHook).
+type EncodeStage int
+
+// The encoder's stages, in graph order.
+const (
+	EncodeSEANet      EncodeStage = iota // the convolutions, ELUs and residual units
+	EncodeTransformer                    // the windowed transformer
+	EncodeQuantize                       // the downsample and the 16 codeword searches
+	NumEncodeStages
+)
+
+// String returns the stage's name.
+func (s EncodeStage) String() string {
+	switch s {
+	case EncodeSEANet:
+		return "seanet"
+	case EncodeTransformer:
+		return "transformer"
+	case EncodeQuantize:
+		return "quantize"
+	}
+	return "unknown"
+}
+
+// SetStageHook installs fn (nil removes it), called after each stage of
+// each chunk with the stage just finished; benchmarks time the stages with
+// it.
+func (e *Encoder) SetStageHook(fn func(EncodeStage)) { e.hook = fn }
+
+func (e *Encoder) stage(s EncodeStage) {
+	if e.hook != nil {
+		e.hook(s)
+	}
 }
 
 // Frames returns the frames of codes n samples give: ceil(n / SamplesPerFrame).

@@ -49,6 +49,8 @@ type encodeReport struct {
 	EfficiencyBest   float64 `json:"efficiency_best"`
 	AllocsPerEncode  float64 `json:"allocs_per_encode"`
 	Runs             int     `json:"runs"`
+	// StageShare is each stage's share of the timed encodes' time.
+	StageShare map[string]float64 `json:"stage_share"`
 }
 
 // Run implements "omni bench encode".
@@ -102,16 +104,35 @@ func (c *benchEncodeCmd) Run(g *Globals, _ context.Context) error {
 		}
 	}
 	var ms []float64
+	var stageT [codec.NumEncodeStages]time.Duration
+	var last time.Time
+	e.SetStageHook(func(s codec.EncodeStage) {
+		now := time.Now()
+		stageT[s] += now.Sub(last)
+		last = now
+	})
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	for i := 0; i < c.Runs; i++ {
 		t0 := time.Now()
+		last = t0
 		if _, err := e.AppendEncode(dst[:0], clip); err != nil {
 			return err
 		}
 		ms = append(ms, float64(time.Since(t0))/1e6)
 	}
 	runtime.ReadMemStats(&after)
+	e.SetStageHook(nil)
+	var total time.Duration
+	for _, d := range stageT {
+		total += d
+	}
+	rep.StageShare = map[string]float64{}
+	for s, d := range stageT {
+		if total > 0 {
+			rep.StageShare[codec.EncodeStage(s).String()] = float64(d) / float64(total)
+		}
+	}
 	rep.AllocsPerEncode = float64(after.Mallocs-before.Mallocs) / float64(c.Runs)
 	measurePeak()
 	rep.Ms = bench.Median(ms)
@@ -136,6 +157,11 @@ func (c *benchEncodeCmd) Run(g *Globals, _ context.Context) error {
 		c.Codec, c.Precision, threads, rep.Level, c.Seconds, rep.Frames, float64(rep.MACsPerFrame)/1e9, rep.FMAPeakGFLOPs, rep.FloorMs)
 	fmt.Fprintf(g.Stdout, "  %.1f ms median of %d (min %.1f), %.2f ms per audio second, %.1f GMAC/s, efficiency %.2f (best %.2f), %.1f allocations per encode\n",
 		rep.Ms, c.Runs, rep.MsMin, rep.MsPerAudioSecond, rep.GMACs, rep.Efficiency, rep.EfficiencyBest, rep.AllocsPerEncode)
+	fmt.Fprintf(g.Stdout, "    stages:")
+	for s := codec.EncodeStage(0); s < codec.NumEncodeStages; s++ {
+		fmt.Fprintf(g.Stdout, " %s %.1f%%", s, 100*rep.StageShare[s.String()])
+	}
+	fmt.Fprintln(g.Stdout)
 	return nil
 }
 
