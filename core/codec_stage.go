@@ -35,6 +35,9 @@ type codecStage struct {
 
 	work, again []*Chunk // process's lists, reused
 
+	kept   []*Stream // ended streams holding their decoder state for a successor (seam.go)
+	handed bool      // a state was kept during this process call
+
 	live atomic.Int64 // decoder states open
 
 	decodeMS, callMS *stats.Counter
@@ -62,6 +65,9 @@ func (st *codecStage) blocked(s *Stream) bool {
 	if s.held.Load() {
 		return true
 	}
+	if st.waitsForPredecessor(s) {
+		return true
+	}
 	if st.maxUnread == 0 {
 		return false
 	}
@@ -82,10 +88,11 @@ func (st *codecStage) process(batch []*Chunk, ready []*Chunk, force bool, now fu
 	drop := func(c *Chunk) {
 		c.Stream.setDecErr(ErrClosed)
 		if c.Final {
-			c.Stream.closeDecoder()
+			st.release(c.Stream)
 		}
 		ready = append(ready, c)
 	}
+	st.freeKept(force)
 	if force && len(st.parked) > 0 {
 		for _, c := range st.parked {
 			c.Stream.parked--
@@ -138,6 +145,12 @@ func (st *codecStage) process(batch []*Chunk, ready []*Chunk, force bool, now fu
 	}
 	clear(work)
 	st.work = work[:0]
+	if st.handed {
+		// a decoder state was kept for a successor whose chunks may be
+		// parked waiting for it: retry them
+		st.handed = false
+		st.wakeUp()
+	}
 	return ready, firstErr
 }
 
@@ -180,6 +193,7 @@ func (st *codecStage) decodeRound(round []*Chunk, now func() float64) error {
 	var firstErr error
 	for _, c := range round {
 		s := c.Stream
+		st.adopt(s)
 		if c.Frames == 0 || s.isCancelled() || s.decErr != nil {
 			continue
 		}
@@ -219,7 +233,9 @@ func (st *codecStage) decodeRound(round []*Chunk, now func() float64) error {
 	clear(st.codes)
 	clear(st.pcm)
 	for _, c := range round {
-		if c.Final || c.Stream.isCancelled() {
+		if c.Final {
+			st.release(c.Stream)
+		} else if c.Stream.isCancelled() {
 			c.Stream.closeDecoder()
 		}
 	}
@@ -233,7 +249,11 @@ func (st *codecStage) dropCancelled(ready []*Chunk) []*Chunk {
 	for _, c := range st.parked {
 		if c.Stream.isCancelled() {
 			c.Stream.parked--
-			c.Stream.closeDecoder()
+			if c.Final {
+				st.release(c.Stream)
+			} else {
+				c.Stream.closeDecoder()
+			}
 			ready = append(ready, c)
 			continue
 		}

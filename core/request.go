@@ -96,6 +96,16 @@ type Request struct {
 	// TextIDs may then be empty; the derived frame cap counts the trailing
 	// rows as text tokens.
 	Embedded *EmbeddedPrompt
+
+	// Follows, when set, is the earlier stream of the same engine whose
+	// audio this one continues (a long text's next segment, seam.go): its
+	// frames are decoded with the decoder state Follows ended with, after
+	// Follows' last audio. KeepCodec keeps this stream's decoder state at
+	// its end for such a successor (Stream.ReleaseCodec frees it if none
+	// comes). Both are for native engines: they do not cross to a WASI
+	// guest, whose streams each start a fresh decoder.
+	Follows   *Stream `json:"-"`
+	KeepCodec bool    `json:"-"`
 }
 
 // EmbeddedPrompt is a talker prompt given as embeddings (each row already

@@ -29,8 +29,8 @@ func (e *Engine) Step() (busy bool, err error) {
 	}
 	t0 := e.now()
 	st := e.c.step.Start()
-	if e.cfg.Inline && e.hop.stage != nil && len(e.hop.stage.parked) > 0 {
-		e.hop.deliver(nil, false) // retry held chunks (no consumer goroutine to wake)
+	if e.cfg.Inline && e.hop.stage != nil && (len(e.hop.stage.parked) > 0 || len(e.hop.stage.kept) > 0) {
+		e.hop.deliver(nil, false) // retry held chunks, free unclaimed kept decoder states (no consumer goroutine to wake)
 	}
 
 	sc := e.c.schedule.Start()

@@ -73,9 +73,13 @@ type Stream struct {
 	err       error
 
 	// owned by the codec stage's goroutine
-	dec    *codec.Stream // decoder state (nil before the first chunk and after the last)
-	parked int           // chunks parked in the codec stage
-	stage  *codecStage   // nil: codes only
+	dec        *codec.Stream // decoder state (nil before the first chunk and after the last)
+	parked     int           // chunks parked in the codec stage
+	stage      *codecStage   // nil: codes only
+	codecEnded bool          // its final chunk was processed (seam.go)
+	kept       bool          // dec is kept for a successor (Request.KeepCodec)
+	orphan     bool          // its successor ended first: keep nothing
+	dropKept   atomic.Bool   // ReleaseCodec
 
 	admitted  chan struct{} // closed at admission or the end, whichever first
 	admitOnce sync.Once
