@@ -27,8 +27,8 @@ import (
 type sayCmd struct {
 	engineFlags
 	requestFlags
+	longFlags
 	Text      string `arg:"" optional:"" help:"The text to speak (\"-\" = read it from stdin)."`
-	TextFile  string `name:"text-file" help:"Read the text from this file (\"-\" = stdin) instead, for texts longer than one argument may be." type:"path"`
 	Out       string `short:"o" required:"" help:"Output file (\"-\" = stdout); written as NAME.partial, renamed to NAME when whole."`
 	Format    string `help:"Output format, 24 kHz mono: wav (16-bit PCM WAV), pcm (raw s16le), mp3, flac (every format serve writes) or f32 (raw float32 LE); default: from the -o extension (.wav .pcm .mp3 .flac .f32), else wav."`
 	MaxFrames int    `name:"max-frames" default:"0" help:"Frame cap, 0..${max_frames} (0 = derived from the text length) (${default})."`
@@ -146,6 +146,9 @@ func (c *sayCmd) Run(g *Globals, ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if c.TextFile != "" || c.Text == "-" {
+		return c.runLong(g, ctx, logf, text, format)
+	}
 	mode := host.Native
 	if c.Wasm {
 		mode = host.WASI
@@ -168,40 +171,9 @@ func (c *sayCmd) Run(g *Globals, ctx context.Context) error {
 		return err
 	}
 
-	// A pipe gets the header in one write with the first audio: sox's
-	// format probe on a pipe refuses a first read of the bare 44 bytes.
-	pipe := &flushWriter{w: bufio.NewWriterSize(g.Stdout, 1<<16)}
-	var out io.Writer = pipe
-	var file *partialFile
-	if c.Out != "-" {
-		if file, err = createPartial(c.Out); err != nil {
-			return err
-		}
-		out = file
-	}
-	var sink pcmSink
-	switch format {
-	case "mp3", "flac":
-		enc, err := audio.NewEncoder(format, 24000)
-		if err == nil {
-			err = enc.Begin(out)
-		}
-		if err != nil {
-			return err
-		}
-		sink = &encoderSink{w: out, enc: enc}
-	case "wav":
-		w, err := audio.NewWAVWriter(out, 24000, 1)
-		if err != nil {
-			return err
-		}
-		sink = w
-	default:
-		sink = &rawSink{w: out, f32: format == "f32"}
-	}
-
-	if file == nil {
-		sink = &flushSink{pcmSink: sink, f: pipe}
+	sink, file, err := c.openSink(g, format)
+	if err != nil {
+		return err
 	}
 	res, err := speak(ctx, e, req, sink, logf)
 	if cerr := sink.Close(); err == nil {
@@ -335,4 +307,43 @@ func formatTTFA(tokMS float64, tl core.Timeline) string {
 	}
 	b = fmt.Appendf(b, "| **total** | %.1f | 100%% |\n", total)
 	return string(b)
+}
+
+// openSink opens -o in format as say writes it: a file through
+// NAME.partial (renamed when whole by file.finish), or stdout flushed after
+// every chunk (a pipe gets the WAV header in one write with the first
+// audio: sox's format probe on a pipe refuses a first read of the bare 44
+// bytes). file is nil for stdout.
+func (c *sayCmd) openSink(g *Globals, format string) (sink pcmSink, file *partialFile, err error) {
+	pipe := &flushWriter{w: bufio.NewWriterSize(g.Stdout, 1<<16)}
+	var out io.Writer = pipe
+	if c.Out != "-" {
+		if file, err = createPartial(c.Out); err != nil {
+			return nil, nil, err
+		}
+		out = file
+	}
+	switch format {
+	case "mp3", "flac":
+		enc, eerr := audio.NewEncoder(format, 24000)
+		if eerr == nil {
+			eerr = enc.Begin(out)
+		}
+		err = eerr
+		sink = &encoderSink{w: out, enc: enc}
+	case "wav":
+		sink, err = audio.NewWAVWriter(out, 24000, 1)
+	default:
+		sink = &rawSink{w: out, f32: format == "f32"}
+	}
+	if err != nil {
+		if file != nil {
+			file.finish(err, false)
+		}
+		return nil, nil, err
+	}
+	if file == nil {
+		sink = &flushSink{pcmSink: sink, f: pipe}
+	}
+	return sink, file, nil
 }
