@@ -16,7 +16,6 @@ import (
 	"github.com/omni-tts/omni/text"
 )
 
-
 // longFlags are "omni say"'s long-form flags: a text of any length from a
 // file or stdin, spoken as segments (sentences) in one audio stream.
 type longFlags struct {

@@ -168,4 +168,3 @@ func TestSayTextFileRefusals(t *testing.T) {
 		}
 	}
 }
-
