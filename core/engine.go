@@ -191,6 +191,7 @@ func (e *Engine) Submit(ctx context.Context, req Request) (*Stream, error) {
 		notify: make(chan struct{}, 1), done: make(chan struct{}), admitted: make(chan struct{}),
 		stage: e.hop.stage, clock: e.now,
 	}
+	s.live.vocab = e.ids.TextVocab
 	// The hook is set before the stream is published: once it is in
 	// e.waiting the step goroutine may end it (and call stopCtx) at once.
 	s.stopCtx = context.AfterFunc(ctx, func() {

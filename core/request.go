@@ -106,6 +106,12 @@ type Request struct {
 	// guest, whose streams each start a fresh decoder.
 	Follows   *Stream `json:"-"`
 	KeepCodec bool    `json:"-"`
+
+	// Live makes a stream that takes its text while it generates
+	// (live.go): TextIDs holds the text known at submission (at least one
+	// id, in the streaming layout), Stream.FeedText the rest, Stream.EndText
+	// its end. MaxFrames must be set. Native engines only.
+	Live bool `json:"-"`
 }
 
 // EmbeddedPrompt is a talker prompt given as embeddings (each row already
@@ -215,6 +221,9 @@ func (r *Request) validate(ids *SpecialIDs, lim Limits) error {
 	}
 	if r.MaxFrames < 0 {
 		return invalid("request %q: max_frames %d negative", r.ID, r.MaxFrames)
+	}
+	if r.Live && (r.Layout != Streaming || r.Embedded != nil || r.MaxFrames == 0) {
+		return invalid("request %q: a live request needs the streaming layout, text ids and max_frames", r.ID)
 	}
 	if r.MaxFrames > lim.MaxNewTokens {
 		return invalid("request %q: max_frames %d above max_new_tokens %d", r.ID, r.MaxFrames, lim.MaxNewTokens)

@@ -284,11 +284,18 @@ func (e *Engine) preparePrompt(s *Stream, x []float32) error {
 	if err := e.embedRows(x, s.prompt.Rows); err != nil {
 		return err
 	}
-	if t := s.prompt.Trailing; len(t) > 0 {
+	t := s.prompt.Trailing
+	if s.req.Live && len(t) > 0 {
+		t = t[:len(t)-1] // no tts_eos until EndText
+	}
+	if len(t) > 0 {
 		s.trailing = make([]float32, len(t)*H)
 		if err := e.model.TextEmbed(s.trailing, t); err != nil {
 			return err
 		}
+	}
+	if s.req.Live {
+		s.nTrailing = 0 // rows are taken by liveRow
 	}
 	return nil
 }
@@ -351,6 +358,13 @@ func grow(b []float32, n int) []float32 {
 func (e *Engine) decode() error {
 	H, V := e.dims.Hidden, e.dims.Vocab
 	B := len(e.running)
+
+	// A live stream whose text is not all fed cannot end yet.
+	for i, s := range e.running {
+		if s.req.Live && s.liveWaiting(H) {
+			e.logits[i*V+int(e.ids.CodecEos)] = -1e30 // finite after any temperature
+		}
+	}
 
 	// Codebook 0 under the Qwen3-TTS contract.
 	t := e.c.sample.Start()
@@ -454,7 +468,12 @@ func (e *Engine) decode() error {
 	}
 	for i, s := range e.running {
 		text := s.pad
-		if f := len(s.codes) - 1; f < s.nTrailing {
+		if s.req.Live {
+			if err := e.takeLive(s); err != nil {
+				return err
+			}
+			text = s.liveRow(H)
+		} else if f := len(s.codes) - 1; f < s.nTrailing {
 			text = s.trailing[f*H : (f+1)*H]
 		}
 		row := e.embeds[i*H : (i+1)*H]

@@ -68,7 +68,8 @@ type Stream struct {
 	pad       []float32 // row added once they are used up
 	codes     [][Codebooks]int32
 	chunks    chunker
-	pending   bool // prefilled: its hidden and logits wait in the batch buffers
+	pending   bool     // prefilled: its hidden and logits wait in the batch buffers
+	live      liveText // Request.Live (live.go)
 	reason    EndReason
 	err       error
 

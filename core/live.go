@@ -1,0 +1,111 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Live text: a stream submitted with Request.Live takes its text while it
+// generates. Its prompt holds the first text token (the streaming layout,
+// docs/MODEL.md §4); every later token arrives through FeedText and enters
+// the talker input one row per frame, as the streaming layout feeds text
+// anyway; while the caller has sent nothing new, frames take tts_pad and
+// the model cannot end (its EOS logit is held down) until EndText's tts_eos
+// row has been fed. Native engines only (the guest boundary carries no
+// live stream).
+
+// ErrTextEnded is returned by FeedText after EndText.
+var ErrTextEnded = errors.New("core: live text already ended")
+
+// liveText is a live stream's text queue (guarded by Stream.mu).
+type liveText struct {
+	pending []int32 // ids fed and not yet embedded
+	ended   bool    // EndText was called (tts_eos queued)
+	vocab   int     // the text vocabulary (set at Submit)
+	// owned by the step goroutine
+	rows int // trailing rows consumed
+	done bool
+}
+
+// FeedText queues text ids (text-vocabulary, no special tokens) for a
+// live stream: they enter its generation one per frame as soon as the
+// frames before them have taken theirs. It is safe from any goroutine.
+func (s *Stream) FeedText(ids []int32) error {
+	if !s.req.Live {
+		return fmt.Errorf("core: request %q is not live", s.req.ID)
+	}
+	for i, id := range ids {
+		if id < 0 || int(id) >= s.live.vocab {
+			return invalid("request %q: live text id [%d] = %d outside [0, %d)", s.req.ID, i, id, s.live.vocab)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.live.ended {
+		return ErrTextEnded
+	}
+	s.live.pending = append(s.live.pending, ids...)
+	return nil
+}
+
+// EndText ends a live stream's text: after its last row (then tts_eos)
+// the model may end the speech. Further calls do nothing.
+func (s *Stream) EndText() {
+	if !s.req.Live {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.live.ended {
+		s.live.ended = true
+		s.live.pending = append(s.live.pending, -1) // tts_eos, resolved by the engine
+	}
+}
+
+// takeLive embeds the text fed to live stream s since the last step into
+// its trailing rows (step goroutine).
+func (e *Engine) takeLive(s *Stream) error {
+	s.mu.Lock()
+	ids := s.live.pending
+	s.live.pending = nil
+	s.mu.Unlock()
+	if len(ids) == 0 {
+		return nil
+	}
+	for i, id := range ids {
+		if id == -1 {
+			ids[i] = e.ids.TTSEos
+		}
+	}
+	H := e.dims.Hidden
+	n := len(s.trailing)
+	s.trailing = append(s.trailing, make([]float32, len(ids)*H)...)
+	return e.model.TextEmbed(s.trailing[n:], ids)
+}
+
+// liveRow returns the text row a live stream adds to its next talker
+// input: its next fed row, else tts_pad (step goroutine).
+func (s *Stream) liveRow(H int) []float32 {
+	if s.live.rows < len(s.trailing)/H {
+		r := s.trailing[s.live.rows*H : (s.live.rows+1)*H]
+		s.live.rows++
+		return r
+	}
+	return s.pad
+}
+
+// liveWaiting reports whether a live stream's text is not all fed yet: its
+// EOS must wait (step goroutine; reads the ended flag under s.mu).
+func (s *Stream) liveWaiting(H int) bool {
+	if s.live.done {
+		return false
+	}
+	s.mu.Lock()
+	ended, pending := s.live.ended, len(s.live.pending)
+	s.mu.Unlock()
+	if ended && pending == 0 && s.live.rows >= len(s.trailing)/H {
+		s.live.done = true
+		return false
+	}
+	return true
+}
