@@ -188,6 +188,9 @@ func (e *wasiEngine) lost(err error) {
 
 // Submit implements Engine.
 func (e *wasiEngine) Submit(ctx context.Context, req core.Request) (*core.Stream, error) {
+	if req.Live {
+		return nil, fmt.Errorf("%w: request %q: live text needs the native engine (it does not cross to the guest)", core.ErrInvalidRequest, req.ID)
+	}
 	raw, err := json.Marshal(&req)
 	if err != nil {
 		return nil, fmt.Errorf("host: encode request %q: %w", req.ID, err)
