@@ -16,8 +16,10 @@ import (
 // outputs 0–7 in the high halves of its dwords after a shift left by 16 and
 // outputs 8–15 after a mask. Every level computes the same bits: the
 // generic loop rounds each fused multiply-add once, as the FMA instruction
-// does (fma32). bf16 weights go through the AVX2 row-list kernels at every
-// assembly level (AVX-512 machines included) and the generic loop otherwise.
+// does (fma32). bf16 weights go through the AVX2 row-list kernels at the
+// AVX2 level and at AVX-512 on a CPU without AVX512_BF16, the generic loop
+// at the generic level; AVX-512 with AVX512_BF16 computes in bf16 instead
+// (bf16dot.go: other bits, the inputs rounded too).
 
 // bf16Panels is a conv GEMM weight in bf16 panels; dims carries rows, cols
 // and panels (its data is nil).

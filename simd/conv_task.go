@@ -13,12 +13,13 @@ type convJob struct {
 
 // convTask runs a conv call's jobs over output panels [lo, hi) of w.
 //
-// At the AVX2 level the rows of every job are listed by pointer (yp, xp;
-// padded to a multiple of 6 with the last row again) and go through the
-// row-list kernel 6 at a time, whatever job they belong to, so small jobs
-// (a dilated conv's phases, a batch's segments) waste no kernel rows; a
-// list of only one or two rows goes through the one-row kernel, which sums
-// each output in the same order.
+// At the AVX2 and AVX-512 levels the rows of every job are listed by
+// pointer (yp, xp; padded to a multiple of 6 with the last row again) and
+// go through the row-list kernel 6 at a time, whatever job they belong to,
+// so small jobs (a dilated conv's phases, a batch's segments) waste no
+// kernel rows; a list of only one or two rows goes through the AVX2
+// one-row kernel, which sums each output in the same order (the VDPBF16PS
+// path pads those to 6 too).
 type convTask struct {
 	l    Level
 	rows bool            // the AVX2 row list (listRows, runRows)
