@@ -16,9 +16,10 @@ const (
 // uniform one; RATIONALE.md, "Why are 4-bit weights not the default?").
 const int4Backend = "int4"
 
-// int4LateFrom is where Int4Late's 4-bit layers start, as a fraction of
-// the stack's depth (num/den): the last 2/5 (the code predictor's layers 3
-// and 4 of 5, the talker's 17..27 of 28). Measured on the outlier model,
+// int4LateNum/int4LateDen is where Int4Late's 4-bit layers start, as a
+// fraction of the stack's depth: the last 2/5, rounded up (the code
+// predictor's layers 3 and 4 of 5, the talker's 16..27 of 28, the last
+// layer of a 2-layer stack). Measured on the outlier model,
 // a layer's 4-bit error costs less the later the layer: alone in 4 bits,
 // predictor layer 0 gives mean KL 0.199 against fp32, layer 1 0.029,
 // layer 2 0.014, layer 3 0.0078, layer 4 0.0060.
@@ -48,7 +49,9 @@ func (p Precision) matrix(r matrixRole, layer, layers int) string {
 			return int4Backend
 		}
 	case Int4Late:
-		if layer >= 0 && layer*int4LateDen >= layers*int4LateNum {
+		// the last ⌈layers·(den−num)/den⌉ layers: at least one
+		late := (layers*(int4LateDen-int4LateNum) + int4LateDen - 1) / int4LateDen
+		if layer >= 0 && layer >= layers-late {
 			return int4Backend
 		}
 	}
