@@ -78,6 +78,9 @@ func TestRoundTrip(t *testing.T) {
 			}
 		}
 	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("file mode %v (%v), want 0644", st.Mode(), err)
+	}
 	if n, err := f.Objects[1].Int("rows"); n != 10 || err != nil {
 		t.Errorf("rows = %d, %v", n, err)
 	}

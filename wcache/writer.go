@@ -128,6 +128,12 @@ func (w *Writer) Commit(key Key, about, layout string) error {
 		w.Abort()
 		return fmt.Errorf("wcache: write %s: %w", w.f.Name(), err)
 	}
+	// readable by every user, as a file written with os.Create would be:
+	// a cache directory may be shared by the processes of several users
+	if err := w.f.Chmod(0o644); err != nil {
+		w.Abort()
+		return fmt.Errorf("wcache: chmod %s: %w", w.f.Name(), err)
+	}
 	if err := w.f.Close(); err != nil {
 		os.Remove(w.f.Name())
 		return fmt.Errorf("wcache: close %s: %w", w.f.Name(), err)
