@@ -232,6 +232,9 @@ func decodeObject(w *wcache.Object) (object, error) {
 	if o.cols, err = w.Int("cols"); err != nil {
 		return o, err
 	}
+	if o.rows < 0 || o.cols < 0 || o.rows > 1<<30 || o.cols > 1<<30 {
+		return o, fmt.Errorf("%s of %d×%d: sizes out of range", w.Kind, o.rows, o.cols)
+	}
 	optF32 := func(name string, n int) ([]float32, error) {
 		if !w.Has(name) {
 			return nil, nil
@@ -292,6 +295,9 @@ func decodeObject(w *wcache.Object) (object, error) {
 		}
 		if o.conv, err = convFromCache(w, "conv.", o.kind == kindConvT); err != nil {
 			return o, err
+		}
+		if o.conv.out != o.rows || o.conv.in != o.cols {
+			return o, fmt.Errorf("%s %d×%d holds a conv %d×%d", w.Kind, o.rows, o.cols, o.conv.out, o.conv.in)
 		}
 	case kindDepthwise.String():
 		o.kind = kindDepthwise
