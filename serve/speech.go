@@ -199,6 +199,10 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, rc *http.Res
 		return
 	}
 	for err == nil {
+		if werr := s.segments(out, st); werr != nil {
+			s.finish(acc, st, EndCancelled, r)
+			return
+		}
 		if werr := enc.Encode(out, chunk.PCM); werr != nil {
 			s.finish(acc, st, EndCancelled, r)
 			return
@@ -216,6 +220,7 @@ func (s *Server) stream(ctx context.Context, w http.ResponseWriter, rc *http.Res
 		if werr := enc.Finish(out); werr == nil {
 			werr = emit()
 		}
+		_ = s.segments(out, st) // the last segment's end
 		res := st.Result()
 		if res.Reason == "" {
 			res.Reason = EndEOS

@@ -35,9 +35,10 @@ import (
 // ends with serve.ErrUnavailable (503, or an aborted stream) instead of
 // hanging.
 type Synthesizer struct {
-	e      host.Engine
-	info   serve.ModelInfo
-	budget int64
+	e        host.Engine
+	info     serve.ModelInfo
+	budget   int64
+	maxReply int // frames of a long input's whole reply; 0: no bound (long.go)
 
 	life     context.Context // cancelled by Stopped
 	stop     context.CancelCauseFunc
@@ -49,6 +50,9 @@ type Options struct {
 	Name          string // the model id clients send ("omni")
 	KVBudgetBytes int64  // the engine's KV budget (for /metrics); 0 = unknown
 	MaxNewTokens  int    // the default and ceiling of max_new_tokens
+	// MaxReplyFrames bounds the audio of a long input's whole reply (its
+	// segments together; max_new_tokens caps each); 0: no bound.
+	MaxReplyFrames int
 }
 
 // New returns the Synthesizer over e. The caller runs the engine (e.Run),
@@ -57,6 +61,9 @@ type Options struct {
 func New(e host.Engine, o Options) (*Synthesizer, error) {
 	if o.MaxNewTokens <= 0 {
 		return nil, fmt.Errorf("serve/engine: max_new_tokens %d, want > 0", o.MaxNewTokens)
+	}
+	if o.MaxReplyFrames < 0 {
+		return nil, fmt.Errorf("serve/engine: max reply frames %d, want >= 0", o.MaxReplyFrames)
 	}
 	ids := e.IDs()
 	info := serve.ModelInfo{
@@ -88,7 +95,7 @@ func New(e host.Engine, o Options) (*Synthesizer, error) {
 			info.Languages = append(info.Languages, l)
 		}
 	}
-	syn := &Synthesizer{e: e, info: info, budget: o.KVBudgetBytes}
+	syn := &Synthesizer{e: e, info: info, budget: o.KVBudgetBytes, maxReply: o.MaxReplyFrames}
 	syn.life, syn.stop = context.WithCancelCause(context.Background())
 	return syn, nil
 }
@@ -158,35 +165,15 @@ func (s *Synthesizer) Start(ctx context.Context, req serve.SpeechRequest) (serve
 	if req.TaskType != "" && req.TaskType != s.info.ModelType {
 		return nil, &serve.FieldError{Field: "task_type", Msg: fmt.Sprintf("%q: the model serves %s", req.TaskType, s.info.ModelType)}
 	}
+	if long, err := s.startLong(ctx, req); long != nil || err != nil {
+		return long, err // an input of several segments (long.go)
+	}
 	r, err := s.e.Request(core.TextInput{Text: req.Input, Language: req.Language, Speaker: req.Voice, Instruct: req.Instructions})
 	if err != nil {
 		return nil, requestError(err)
 	}
-	if req.MaxNewTokens > 0 {
-		if req.MaxNewTokens < r.Talker.MinTokens {
-			return nil, &serve.FieldError{Field: "max_new_tokens", Msg: fmt.Sprintf(
-				"%d is below the model's min_tokens %d (end of speech is masked for the first %d frames)",
-				req.MaxNewTokens, r.Talker.MinTokens, r.Talker.MinTokens)}
-		}
-		r.MaxFrames = req.MaxNewTokens
-	}
-	if req.Seed != nil {
-		// One seed for the request: the talker's generator takes it, the
-		// predictor's its successor (two independent streams, as the CLI).
-		t, p := int64(*req.Seed), int64(*req.Seed+1)
-		r.Talker.Seed, r.Predictor.Seed = &t, &p
-	}
-	if req.Temperature != nil {
-		r.Talker.Temperature, r.Predictor.Temperature = *req.Temperature, *req.Temperature
-	}
-	if req.TopP != nil {
-		r.Talker.TopP, r.Predictor.TopP = *req.TopP, *req.TopP
-	}
-	if req.TopK != nil {
-		r.Talker.TopK, r.Predictor.TopK = *req.TopK, *req.TopK
-	}
-	if req.RepetitionPenalty != nil {
-		r.Talker.RepetitionPenalty = *req.RepetitionPenalty
+	if err := applyOverrides(&r, req); err != nil {
+		return nil, err
 	}
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	st, err := s.e.Submit(sctx, r)
@@ -204,6 +191,39 @@ func (s *Synthesizer) Start(ctx context.Context, req serve.SpeechRequest) (serve
 		return nil, s.Health()
 	}
 	return &engineStream{syn: s, s: st, cancel: cancel, input: len(r.TextIDs)}, nil
+}
+
+// applyOverrides sets a request's overrides on r, for a plain request and
+// for each segment of a long one alike: max_new_tokens (refused, naming
+// the field, below the model's min_tokens), one seed (the talker's
+// generator takes it, the predictor's its successor: two independent
+// streams, as the CLI), temperature, top_p, top_k, repetition_penalty.
+func applyOverrides(r *core.Request, req serve.SpeechRequest) error {
+	if req.MaxNewTokens > 0 {
+		if req.MaxNewTokens < r.Talker.MinTokens {
+			return &serve.FieldError{Field: "max_new_tokens", Msg: fmt.Sprintf(
+				"%d is below the model's min_tokens %d (end of speech is masked for the first %d frames)",
+				req.MaxNewTokens, r.Talker.MinTokens, r.Talker.MinTokens)}
+		}
+		r.MaxFrames = req.MaxNewTokens
+	}
+	if req.Seed != nil {
+		t, p := int64(*req.Seed), int64(*req.Seed+1)
+		r.Talker.Seed, r.Predictor.Seed = &t, &p
+	}
+	if req.Temperature != nil {
+		r.Talker.Temperature, r.Predictor.Temperature = *req.Temperature, *req.Temperature
+	}
+	if req.TopP != nil {
+		r.Talker.TopP, r.Predictor.TopP = *req.TopP, *req.TopP
+	}
+	if req.TopK != nil {
+		r.Talker.TopK, r.Predictor.TopK = *req.TopK, *req.TopK
+	}
+	if req.RepetitionPenalty != nil {
+		r.Talker.RepetitionPenalty = *req.RepetitionPenalty
+	}
+	return nil
 }
 
 // requestError maps a refusal of the text request to the field it names.
