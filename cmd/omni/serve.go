@@ -21,6 +21,7 @@ import (
 // serveCmd is "omni serve": the OpenAI-compatible speech server.
 type serveCmd struct {
 	engineFlags
+	longServeFlags
 
 	Listen         string        `default:"127.0.0.1:8000" help:"Address to listen on (${default})."`
 	ModelName      string        `name:"model-name" default:"omni" help:"Model id clients send in \"model\" (${default})."`
@@ -111,21 +112,25 @@ func (c *serveCmd) synthesizer(ctx context.Context, g *Globals) (serve.Synthesiz
 	if err := c.check(); err != nil {
 		return nil, nil, err
 	}
-	return newEngineSynthesizer(ctx, g, &c.engineFlags, c.ModelName)
+	o, err := c.longOptions(c.ModelName)
+	if err != nil {
+		return nil, nil, err
+	}
+	return newEngineSynthesizer(ctx, g, &c.engineFlags, o)
 }
 
 // newEngineSynthesizer opens the engine the flags name (with its codec
 // stage), runs it, and returns the serve.Synthesizer over it, served under
-// modelName, with the function that stops and closes the engine.
-func newEngineSynthesizer(ctx context.Context, g *Globals, f *engineFlags, modelName string) (serve.Synthesizer, func(), error) {
+// o.Name, with the function that stops and closes the engine.
+func newEngineSynthesizer(ctx context.Context, g *Globals, f *engineFlags, o engine.Options) (serve.Synthesizer, func(), error) {
 	f.audio = true
 	logf := func(format string, a ...any) { fmt.Fprintf(g.Stderr, "serve: "+format+"\n", a...) }
 	oe, err := f.openEngine(ctx, g, 0, host.Native, logf)
 	if err != nil {
 		return nil, nil, err
 	}
-	syn, err := engine.New(oe.Engine, engine.Options{
-		Name: modelName, KVBudgetBytes: oe.kvBudget, MaxNewTokens: f.MaxNewTokens})
+	o.KVBudgetBytes, o.MaxNewTokens = oe.kvBudget, f.MaxNewTokens
+	syn, err := engine.New(oe.Engine, o)
 	if err != nil {
 		oe.Close()
 		return nil, nil, err
