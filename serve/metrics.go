@@ -27,7 +27,7 @@ type Metrics struct {
 	stepSeconds       *prometheus.CounterVec // phase
 	httpRequests      *prometheus.CounterVec // handler, code
 	clientDisconnects prometheus.Counter
-	segments          *prometheus.CounterVec // reason (segments.go)
+	long              longMetrics // segments.go
 }
 
 // loadCollector reads the synthesizer's KV figures at scrape time.
@@ -125,7 +125,7 @@ func newMetrics(syn Synthesizer, version string, running, waiting func() float64
 	for _, r := range []string{refusedQueueFull, refusedCapacity, refusedDraining} {
 		m.refused.WithLabelValues(r)
 	}
-	m.segments = newSegmentsCounter(reg)
+	m.long = newLongMetrics(reg)
 	return m
 }
 

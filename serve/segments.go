@@ -43,15 +43,28 @@ type SegmentedStream interface {
 	TakeSegments() []SegmentEvent
 }
 
-// newSegmentsCounter registers omni_segments_total on reg.
-func newSegmentsCounter(reg *prometheus.Registry) *prometheus.CounterVec {
-	c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "omni_segments_total",
-		Help: "Segments of long inputs that ended, by reason (eos; max_tokens: the segment reached its frame cap and its audio is cut; cancelled; error)."}, []string{"reason"})
-	reg.MustRegister(c)
-	for _, r := range []EndReason{EndEOS, EndMaxTokens, EndCancelled, EndError} {
-		c.WithLabelValues(string(r))
+// longMetrics are the families of long inputs and live text.
+type longMetrics struct {
+	segments      *prometheus.CounterVec // reason
+	wsSessions    prometheus.Gauge
+	wsTextToAudio prometheus.Histogram
+}
+
+// newLongMetrics registers the long-input and WebSocket families on reg.
+func newLongMetrics(reg *prometheus.Registry) longMetrics {
+	m := longMetrics{
+		segments: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "omni_segments_total",
+			Help: "Segments of long inputs that ended, by reason (eos; max_tokens: the segment reached its frame cap and its audio is cut; cancelled; error)."}, []string{"reason"}),
+		wsSessions: prometheus.NewGauge(prometheus.GaugeOpts{Name: "omni_ws_sessions",
+			Help: "Live-text WebSocket sessions open (/v1/audio/speech/stream)."}),
+		wsTextToAudio: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "omni_ws_text_to_first_audio_seconds",
+			Help: "From the message completing a sentence to its first audio sent, over the WebSocket.", Buckets: ttfaBuckets}),
 	}
-	return c
+	reg.MustRegister(m.segments, m.wsSessions, m.wsTextToAudio)
+	for _, r := range []EndReason{EndEOS, EndMaxTokens, EndCancelled, EndError} {
+		m.segments.WithLabelValues(string(r))
+	}
+	return m
 }
 
 // segments writes and counts the segment events st has for the client: SSE
@@ -63,7 +76,7 @@ func (s *Server) segments(out frameWriter, st AudioStream) error {
 	}
 	for _, ev := range ss.TakeSegments() {
 		if ev.Type == SegmentDone {
-			s.metrics.segments.WithLabelValues(string(ev.EndReason)).Inc()
+			s.metrics.long.segments.WithLabelValues(string(ev.EndReason)).Inc()
 			if ev.Capped {
 				s.cfg.Logger.Warn("segment reached its frame cap: its audio is cut", "segment", ev.Index, "of", ev.Total, "frames", ev.Frames)
 			}

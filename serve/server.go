@@ -38,6 +38,8 @@ type Server struct {
 	mu       sync.Mutex
 	inflight int
 	idle     chan struct{} // closed when inflight drops to 0 while draining
+	// wsClients counts WebSocket sessions per remote address (ws.go).
+	wsClients map[string]int
 
 	// hardCtx is cancelled when the drain grace runs out: the streams still
 	// running are cancelled.
@@ -88,6 +90,7 @@ func (s *Server) routes() http.Handler {
 			s.metrics.httpRequests.MustCurryWith(map[string]string{"handler": name}), h))
 	}
 	handle("POST /v1/audio/speech", "speech", s.handleSpeech)
+	handle("GET /v1/audio/speech/stream", "speech_stream", s.handleSpeechStream) // ws.go
 	handle("GET /v1/audio/voices", "voices", s.handleVoices)
 	handle("GET /v1/models", "models", s.handleModels)
 	handle("GET /v1/models/{id}", "model", s.handleModel)
