@@ -88,13 +88,19 @@ func (s *Server) handleSpeech(w http.ResponseWriter, r *http.Request) {
 // admit passes the request to the synthesizer unless the waiting queue is
 // full, counting it as waiting meanwhile.
 func (s *Server) admit(ctx context.Context, req SpeechRequest) (AudioStream, error) {
+	return s.admitWith(ctx, req, s.syn.Start)
+}
+
+// admitWith is admit with the synthesizer's start (Start, or a
+// LiveSynthesizer's StartLive).
+func (s *Server) admitWith(ctx context.Context, req SpeechRequest, start func(context.Context, SpeechRequest) (AudioStream, error)) (AudioStream, error) {
 	if n := s.waiting.Add(1); n > int64(s.cfg.MaxWaiting) {
 		s.waiting.Add(-1)
 		s.metrics.refused.WithLabelValues(refusedQueueFull).Inc()
 		return nil, &CapacityError{Reason: fmt.Sprintf("waiting queue full (%d requests)", s.cfg.MaxWaiting), RetryAfter: s.cfg.RetryAfter}
 	}
 	t0 := time.Now()
-	st, err := s.syn.Start(ctx, req)
+	st, err := start(ctx, req)
 	s.waiting.Add(-1)
 	if err == nil {
 		// Start returns at admission: this is submit → admitted.

@@ -9,8 +9,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/websocket"
@@ -76,11 +78,13 @@ type wsDelta struct {
 	Audio         string `json:"audio"`
 }
 
-// wsSentence is one sentence to speak.
+// wsSentence is one sentence to speak (or, in token mode, one utterance
+// already started, its text fed as it arrives).
 type wsSentence struct {
 	utterance, index int
 	text             string
 	at               time.Time // when the text completing it arrived
+	started          *wsStarted
 }
 
 // wsSession is one WebSocket session.
@@ -90,8 +94,9 @@ type wsSession struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	tmpl   SpeechRequest
-	split  string // "sentence" or "none"
+	split  string // "sentence", "token" or "none"
 	binary bool
+	live   LiveStream // token mode: the utterance taking text (read goroutine)
 
 	wmu sync.Mutex // one writer at a time
 
@@ -172,6 +177,7 @@ func (c *wsSession) run() {
 		return
 	}
 	go func() { spoke <- c.speak() }()
+	defer c.dropQueued()
 	err := c.read()
 	c.closeQueue()
 	if err != nil {
@@ -210,10 +216,14 @@ func (c *wsSession) configure() error {
 	}
 	switch c.split {
 	case "sentence", "none":
-	case "token", "clause":
-		return &FieldError{Field: "split_granularity", Msg: fmt.Sprintf("%q is not supported by this server yet (sentence or none)", c.split)}
+	case "token":
+		if _, ok := c.s.syn.(LiveSynthesizer); !ok {
+			return &FieldError{Field: "split_granularity", Msg: `"token" is not offered by this synthesizer (sentence or none)`}
+		}
+	case "clause":
+		return &FieldError{Field: "split_granularity", Msg: fmt.Sprintf("%q is not supported by this server yet (sentence, token or none)", c.split)}
 	default:
-		return &FieldError{Field: "split_granularity", Msg: fmt.Sprintf("unknown %q (sentence or none)", c.split)}
+		return &FieldError{Field: "split_granularity", Msg: fmt.Sprintf("unknown %q (sentence, token or none)", c.split)}
 	}
 	if v, ok := fields["stream_audio"]; ok {
 		if err := json.Unmarshal(v, &c.binary); err != nil {
@@ -270,6 +280,16 @@ func (c *wsSession) read() error {
 			return &FieldError{Field: "message", Msg: "not a JSON object"}
 		}
 		now := time.Now()
+		if c.split == "token" {
+			var err error
+			if buf, err = c.token(m, buf, now, &utterance, &index); err != nil {
+				return err
+			}
+			if m.Type == "session.close" {
+				return nil
+			}
+			continue
+		}
 		switch m.Type {
 		case "input.text":
 			if !utf8.ValidString(m.Text) {
@@ -305,6 +325,74 @@ func (c *wsSession) read() error {
 			return &FieldError{Field: "type", Msg: fmt.Sprintf("unknown %q (input.text, input.done or session.close)", m.Type)}
 		}
 	}
+}
+
+// token handles a message in token mode: the first whole words start a
+// live utterance, every later whole word is fed into it as it arrives,
+// input.done feeds the rest and ends its text. It returns the text kept
+// back (a word not yet complete).
+func (c *wsSession) token(m wsIn, buf string, now time.Time, utterance, index *int) (string, error) {
+	switch m.Type {
+	case "input.text":
+		if !utf8.ValidString(m.Text) {
+			return buf, &FieldError{Field: "text", Msg: "not valid UTF-8"}
+		}
+		buf += m.Text
+		if n := utf8.RuneCountInString(buf); n > c.s.cfg.MaxInputChars {
+			return buf, &TooLongError{Field: "text", Len: n, Limit: c.s.cfg.MaxInputChars, Unit: "characters buffered"}
+		}
+		// whole words: up to the last space after a non-space
+		cut := strings.LastIndexFunc(strings.TrimRightFunc(buf, unicode.IsSpace), unicode.IsSpace)
+		if cut <= 0 {
+			return buf, nil
+		}
+		if err := c.feedLive(buf[:cut], now, utterance, index); err != nil {
+			return buf, err
+		}
+		return buf[cut:], nil
+	case "input.done", "session.close":
+		if err := c.feedLive(buf, now, utterance, index); err != nil {
+			return buf, err
+		}
+		if c.live != nil {
+			c.live.End()
+			c.live = nil
+			*utterance++
+		}
+		return "", nil
+	}
+	return buf, &FieldError{Field: "type", Msg: fmt.Sprintf("unknown %q (input.text, input.done or session.close)", m.Type)}
+}
+
+// feedLive starts the live utterance with text, or feeds text into it.
+func (c *wsSession) feedLive(text string, now time.Time, utterance, index *int) error {
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	if c.live != nil {
+		return c.live.Feed(text)
+	}
+	req := c.tmpl
+	req.Input, req.Received = strings.TrimLeftFunc(text, unicode.IsSpace), now
+	syn := c.s.syn.(LiveSynthesizer)
+	st, err := c.s.admitWith(c.ctx, req, func(ctx context.Context, req SpeechRequest) (AudioStream, error) {
+		live, err := syn.StartLive(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return live, nil
+	})
+	s := wsSentence{utterance: *utterance, index: *index, text: req.Input, at: now}
+	s.started = &wsStarted{s: s, ready: make(chan struct{}), st: st, err: err}
+	close(s.started.ready) // admitted (or refused) already
+	if err == nil {
+		c.live = st.(LiveStream)
+	}
+	*index++
+	if !c.push(s) {
+		return context.Canceled
+	}
+	return nil
 }
 
 // receive reads one client message within the idle bound.
@@ -364,6 +452,20 @@ func (c *wsSession) pop(wait bool) (wsSentence, bool) {
 	}
 }
 
+// dropQueued closes the utterances started and never spoken (token mode)
+// once the session is over, freeing their KV and decoder state.
+func (c *wsSession) dropQueued() {
+	c.qmu.Lock()
+	q := c.queue
+	c.queue = nil
+	c.qmu.Unlock()
+	for _, s := range q {
+		if s.started != nil && s.started.st != nil {
+			s.started.st.Close()
+		}
+	}
+}
+
 // closeQueue marks the end of the sentences.
 func (c *wsSession) closeQueue() {
 	c.qmu.Lock()
@@ -399,7 +501,9 @@ func (c *wsSession) speak() int {
 			if !ok {
 				return n
 			}
-			cur = c.start(s)
+			if cur = s.started; cur == nil {
+				cur = c.start(s)
+			}
 		}
 		<-cur.ready
 		if cur.err != nil {
@@ -409,7 +513,9 @@ func (c *wsSession) speak() int {
 		n++
 		if !c.speakOne(cur, func() {
 			if s, ok := c.pop(false); ok {
-				next = c.start(s)
+				if next = s.started; next == nil {
+					next = c.start(s)
+				}
 			}
 		}) {
 			return n

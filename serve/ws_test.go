@@ -27,6 +27,7 @@ type wsSummary struct {
 	Errors             []string `json:"errors"`
 	AudioBeforeDone    bool     `json:"audioBeforeDone"`
 	TextToFirstAudioMS *float64 `json:"textToFirstAudioMs"`
+	FirstTextToAudioMS *float64 `json:"firstTextToAudioMs"`
 	Total              *int     `json:"total"`
 }
 
@@ -128,7 +129,7 @@ func TestSpeechStreamWS(t *testing.T) {
 			}
 		}
 		if s.TextToFirstAudioMS != nil {
-			t.Logf("text to first audio: %.0f ms (from the word completing sentence 0)", *s.TextToFirstAudioMS)
+			t.Logf("text to first audio: %.0f ms from the word completing sentence 0, %.0f ms from the first word", *s.TextToFirstAudioMS, *s.FirstTextToAudioMS)
 		}
 	}
 	t.Run("fake", func(t *testing.T) {
@@ -141,13 +142,31 @@ func TestSpeechStreamWS(t *testing.T) {
 		s := runLive(t, node, dir, ts.URL, `{"type":"session.config","voice":"vivian","seed":4,"max_new_tokens":6,"min_tokens":6}`, text)
 		check(t, s, func(string) int { return 6 })
 	})
+	t.Run("token", func(t *testing.T) {
+		// the text enters the running generation word by word: one
+		// utterance, its audio before input.done
+		ts, _ := engineServer(t)
+		s := runLive(t, node, dir, ts.URL, `{"type":"session.config","voice":"vivian","seed":4,"max_new_tokens":40,"split_granularity":"token"}`, text)
+		if len(s.Errors) > 0 {
+			t.Fatalf("server errors: %v", s.Errors)
+		}
+		if len(s.Sentences) != 1 || !s.AudioBeforeDone || s.Total == nil || *s.Total != 1 {
+			t.Fatalf("token mode: %d utterances, audio before input.done %v, total %v; want 1, true, 1", len(s.Sentences), s.AudioBeforeDone, s.Total)
+		}
+		u := s.Sentences[0]
+		if u.Frames == 0 || u.Bytes != u.Frames*1920*2 || !strings.HasPrefix(text, u.Text) {
+			t.Errorf("utterance %+v: want whole frames of audio, its first words a prefix of the text", u)
+		}
+		t.Logf("token mode: %d frames, ended %s; first audio %.0f ms after the first word was sent", u.Frames, u.EndReason, *s.FirstTextToAudioMS)
+	})
 	t.Run("refusals", func(t *testing.T) {
 		_, url := startServer(t, &servetest.Fake{FrameTime: time.Millisecond}, serve.Config{})
 		for _, c := range []struct{ config, want string }{
 			{`{"type":"input.text","text":"hi"}`, "session.config"},
-			{`{"type":"session.config","split_granularity":"token"}`, "split_granularity"},
+			{`{"type":"session.config","split_granularity":"clause"}`, "split_granularity"},
 			{`{"type":"session.config","voice":"nobody"}`, "voice"},
 			{`{"type":"session.config","response_format":"mp3"}`, "response_format"},
+			{`{"type":"session.config","split_granularity":"token"}`, "not offered"}, // the fake takes no live text
 		} {
 			s := runLive(t, node, dir, url, c.config, "Hi.")
 			if len(s.Errors) == 0 || !strings.Contains(s.Errors[0], c.want) {

@@ -175,6 +175,16 @@ func (s *Synthesizer) Start(ctx context.Context, req serve.SpeechRequest) (serve
 	if err := applyOverrides(&r, req); err != nil {
 		return nil, err
 	}
+	st, err := s.submit(ctx, r)
+	if err != nil {
+		return nil, err // not a nil *engineStream in a non-nil interface
+	}
+	return st, nil
+}
+
+// submit submits r and returns its stream once the engine has admitted it
+// (or ctx ends, or the engine stops).
+func (s *Synthesizer) submit(ctx context.Context, r core.Request) (*engineStream, error) {
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	st, err := s.e.Submit(sctx, r)
 	if err != nil {

@@ -17,6 +17,7 @@ let cur = null;
 let sentDone = false;
 let completedAt = null; // when the word completing sentence 0 was sent
 let firstAudio = null;
+let firstSent = null; // when the first input.text was sent
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 let gotAudio;
 const audioArrived = new Promise((r) => (gotAudio = r));
@@ -63,6 +64,7 @@ ws.send(configJSON);
 for (let i = 0; i < words.length; i++) {
   const w = (i > 0 ? " " : "") + words[i];
   ws.send(JSON.stringify({ type: "input.text", text: w }));
+  if (firstSent === null) firstSent = performance.now();
   // the first word after the first sentence's end completes it
   if (completedAt === null && i > 0 && /[.!?]$/.test(words[i - 1])) completedAt = performance.now();
   await sleep(delay);
@@ -73,6 +75,7 @@ ws.send(JSON.stringify({ type: "input.done" }));
 ws.send(JSON.stringify({ type: "session.close" }));
 await Promise.race([closed, sleep(60000)]);
 if (firstAudio !== null && completedAt !== null) out.textToFirstAudioMs = firstAudio - completedAt;
+if (firstAudio !== null) out.firstTextToAudioMs = firstAudio - firstSent;
 out.wallMs = performance.now() - t0;
 console.log(JSON.stringify(out));
 process.exit(0); // pending race timers would keep node alive

@@ -1,0 +1,71 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/omni-tts/omni/core"
+	"github.com/omni-tts/omni/serve"
+)
+
+// StartLive implements serve.LiveSynthesizer: a core live request
+// (Request.Live, the streaming layout whatever the model's default) of
+// the first words, with Start's overrides, capped at max_new_tokens
+// (default: the served maximum). Like Start it returns once the engine
+// has admitted it. An engine that takes no live text (the WASI guest)
+// refuses it by name.
+func (s *Synthesizer) StartLive(ctx context.Context, req serve.SpeechRequest) (serve.LiveStream, error) {
+	if err := s.Health(); err != nil {
+		return nil, err
+	}
+	if req.TaskType != "" && req.TaskType != s.info.ModelType {
+		return nil, &serve.FieldError{Field: "task_type", Msg: fmt.Sprintf("%q: the model serves %s", req.TaskType, s.info.ModelType)}
+	}
+	in := core.TextInput{Text: req.Input, Language: req.Language, Speaker: req.Voice, Instruct: req.Instructions, Layout: "streaming"}
+	r, err := s.e.Request(in)
+	if err != nil {
+		return nil, requestError(err)
+	}
+	if err := applyOverrides(&r, req); err != nil {
+		return nil, err
+	}
+	if r.MaxFrames == 0 {
+		r.MaxFrames = s.info.MaxNewTokens
+	}
+	r.Live = true
+	st, err := s.submit(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	return &engineLive{engineStream: st, in: in}, nil
+}
+
+// engineLive is an engine stream taking live text.
+type engineLive struct {
+	*engineStream
+	in core.TextInput
+}
+
+// Feed implements serve.LiveStream: the text tokenized by the model's
+// tokenizer (as the prompt's text is), its ids fed to the stream.
+func (l *engineLive) Feed(text string) error {
+	if text == "" {
+		return nil
+	}
+	in := l.in
+	in.Text = text
+	r, err := l.syn.e.Request(in)
+	if err != nil {
+		return requestError(err)
+	}
+	if err := l.s.FeedText(r.TextIDs); err != nil {
+		return fmt.Errorf("serve/engine: live text: %w", err)
+	}
+	l.mu.Lock()
+	l.input += len(r.TextIDs)
+	l.mu.Unlock()
+	return nil
+}
+
+// End implements serve.LiveStream.
+func (l *engineLive) End() { l.s.EndText() }
