@@ -426,6 +426,9 @@ func (p *bf16Panels) save(o *wcache.Object, prefix string) {
 	o.PutInt(prefix+"rows", p.dims.rows)
 	o.PutInt(prefix+"cols", p.dims.cols)
 	o.PutU16(prefix+"data", p.data)
+	if p.dot != nil { // the VDPBF16PS pair layout (bf16dot.go)
+		o.PutU16(prefix+"dot", p.dot)
+	}
 }
 
 // bf16FromCache rebuilds bf16 panels on the object's view.
@@ -440,6 +443,21 @@ func bf16FromCache(o *wcache.Object, prefix string) (*bf16Panels, error) {
 	}
 	if len(p.data) != p.dims.panels*PanelRows*p.dims.cols {
 		return nil, fmt.Errorf("bf16 panels of %d×%d: %d values, want %d", d[0], d[1], len(p.data), p.dims.panels*PanelRows*p.dims.cols)
+	}
+	// The pair layout is in the file exactly when this CPU computes in
+	// bf16 (the cold load packs it then); CacheLayout keeps files of one
+	// layout apart, so a difference here is a damaged or foreign file.
+	if want := bf16Dot(AVX512VNNI); o.Has(prefix+"dot") != want {
+		return nil, fmt.Errorf("bf16 panels of %d×%d: pair layout present %v, this CPU needs %v", d[0], d[1], !want, want)
+	}
+	if o.Has(prefix + "dot") {
+		p.kp = (p.dims.cols + 1) / 2
+		if p.dot, err = o.U16s(prefix + "dot"); err != nil {
+			return nil, err
+		}
+		if len(p.dot) != p.dims.panels*PanelRows*2*p.kp {
+			return nil, fmt.Errorf("bf16 pair panels of %d×%d: %d values, want %d", d[0], d[1], len(p.dot), p.dims.panels*PanelRows*2*p.kp)
+		}
 	}
 	return p, nil
 }

@@ -134,13 +134,13 @@ func TestSayRefusesBlankAndOverlongText(t *testing.T) {
 		noFile(t, "a refused say", out)
 	}
 
-	// 120 KB of text, more than one argument may hold and than the
+	// 120 KB of text as one request (the argument; --text-file and stdin
+	// speak it as segments instead, say_long_test.go), more than the
 	// model's context: refused in the user's words, the old file kept.
-	long := filepath.Join(dir, "long.txt")
-	os.WriteFile(long, bytes.Repeat([]byte("Hello there, world. "), 6000), 0o644)
+	long := strings.Repeat("Hello there, world. ", 6000)
 	os.WriteFile(out, []byte("old"), 0o644)
 	var o, e bytes.Buffer
-	code := run([]string{"--threads", "1", "say", "--text-file", long, "--model", "synth:tiny", "-o", out, "-q"}, &o, &e)
+	code := run([]string{"--threads", "1", "say", long, "--model", "synth:tiny", "-o", out, "-q"}, &o, &e)
 	for _, want := range []string{"120000 characters", "positions", "context of 32768", "split the text into parts of at most about"} {
 		if code != exitError || !strings.Contains(e.String(), want) {
 			t.Errorf("overlong text: exit %d, stderr %q lacks %q", code, e.String(), want)
