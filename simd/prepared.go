@@ -26,7 +26,7 @@ import (
 // CacheLayout names the layout of the objects this build prepares: what a
 // cache file of prepared weights is valid for. It changes whenever a
 // packing, a quantization or a prepared table changes.
-var CacheLayout = fmt.Sprintf("simd/1 %s panel%d q8block%d hadamard-int8 align64", runtime.GOARCH, PanelRows, DefaultBlock)
+var CacheLayout = fmt.Sprintf("simd/1 %s panel%d q8block%d q4block%d hadamard-int8 align64", runtime.GOARCH, PanelRows, DefaultBlock, Q4Block)
 
 // cacheState is a backend's recording or replay.
 type cacheState struct {
@@ -192,6 +192,8 @@ func encodeObject(o *object, sig string) (*wcache.Object, error) {
 		switch {
 		case o.q8 != nil:
 			o.q8.save(w, "q8.")
+		case o.q4 != nil:
+			o.q4.save(w, "q4.")
 		case o.f32 != nil:
 			w.PutInt("f32.rows", o.f32.rows)
 			w.PutInt("f32.cols", o.f32.cols)
@@ -254,6 +256,11 @@ func decodeObject(w *wcache.Object) (object, error) {
 				return o, err
 			}
 			r, c = o.q8.rows, o.q8.cols
+		} else if w.Has("q4.data") {
+			if o.q4, err = q4FromCache(w, "q4."); err != nil {
+				return o, err
+			}
+			r, c = o.q4.rows, o.q4.cols
 		} else {
 			d, err := dims(w, "f32.", "rows", "cols")
 			if err != nil {
@@ -396,6 +403,44 @@ func q8FromCache(o *wcache.Object, prefix string) (*Q8Matrix, error) {
 		return nil, fmt.Errorf("int8 panels of %d×%d: %d bytes (want %d), 64-byte aligned %t", m.rows, m.cols, len(m.data), m.panels*m.panelBytes, aligned64(m.data))
 	}
 	return m, nil
+}
+
+// save writes the 4-bit matrix (its dims, codebook and packed bytes) under
+// prefix.
+func (w *Q4Matrix) save(o *wcache.Object, prefix string) {
+	o.PutInt(prefix+"rows", w.rows)
+	o.PutInt(prefix+"cols", w.cols)
+	lv := make([]byte, len(w.levels))
+	for i, v := range w.levels {
+		lv[i] = byte(v)
+	}
+	o.PutBytes(prefix+"levels", lv)
+	o.PutBytes(prefix+"data", w.data)
+}
+
+// q4FromCache rebuilds a Q4Matrix on the object's view (NewQ4MatrixFrom
+// checks the sizes and the codebook).
+func q4FromCache(o *wcache.Object, prefix string) (*Q4Matrix, error) {
+	d, err := dims(o, prefix, "rows", "cols")
+	if err != nil {
+		return nil, err
+	}
+	lv, err := o.Bytes(prefix + "levels")
+	if err != nil {
+		return nil, err
+	}
+	var levels Q4Levels
+	if len(lv) != len(levels) {
+		return nil, fmt.Errorf("4-bit codebook of %d levels, want %d", len(lv), len(levels))
+	}
+	for i, b := range lv {
+		levels[i] = int8(b)
+	}
+	data, err := o.Bytes(prefix + "data")
+	if err != nil {
+		return nil, err
+	}
+	return NewQ4MatrixFrom(d[0], d[1], levels, data)
 }
 
 // save writes the fp32 panels under prefix.
