@@ -36,7 +36,6 @@ func prepareAll(t *testing.T, b *Backend) []int32 {
 	add(b.NewMatrix(40, 96, randF32(r, 40*96), nil, "int8"))
 	add(b.NewMatrix(17, 64, randF32(r, 17*64), randF32(r, 17), "fp32"))
 	add(b.NewMatrix(16, 32, randF32(r, 16*32), nil, "int8-pertensor"))
-	add(b.NewMatrix(20, 64, randF32(r, 20*64), nil, "int4"))
 	add(b.NewVector(randF32(r, 64)))
 	tb, err := b.NewTable(8, 16, nil)
 	add(tb, err)
@@ -53,6 +52,7 @@ func prepareAll(t *testing.T, b *Backend) []int32 {
 	add(b.NewConvTranspose(16, 8, 4, 2, randF32(r, 16*8*4), randF32(r, 8), "fp32"))
 	add(b.NewDepthwise(16, 7, randF32(r, 16*7), randF32(r, 16)))
 	add(b.NewSnake(16, randF32(r, 16), randF32(r, 16)))
+	add(b.NewMatrix(20, 64, randF32(r, 20*64), nil, "int4"))
 	return hs
 }
 
