@@ -39,7 +39,7 @@ func TestCacheCommands(t *testing.T) {
 		return out.String()
 	}
 	out := ls()
-	if strings.Count(out, " yes ") != 2 || !strings.Contains(out, "talker and code predictor of synth:tiny in int8") || !strings.Contains(out, "codec of synth:tiny in fp32") {
+	if strings.Count(out, " yes ") != 2 || !strings.Contains(out, "talker and code predictor of synth:tiny in int8") || !strings.Contains(out, "codec of synth:tiny in "+resolveCodecPrecision("auto")) {
 		t.Fatalf("cache ls after a first say:\n%s", out)
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*-codec-*.owc"))

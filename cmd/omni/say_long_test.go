@@ -152,12 +152,12 @@ func TestSayTextFileRefusals(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"say", "-o", "x.wav"}, "no text"},
+		{[]string{"say", "-o", "x.wav"}, "the text is empty"},
 		{[]string{"say", "Hi.", "--text-file", in, "-o", "x.wav"}, "not both"},
 		{[]string{"say", "--text-file", in, "-o", "-", "--timestamps"}, "--timestamps"},
 		{[]string{"say", "--text-file", in, "-o", "x.wav", "--max-audio", "-1"}, "--max-audio"},
 		{[]string{"say", "--text-file", in, "-o", "x.wav", "--segment-units", "2"}, "--segment-units"},
-		{[]string{"say", "--text-file", empty, "-o", "x.wav"}, "no text"},
+		{[]string{"say", "--text-file", empty, "-o", "x.wav"}, "no words"},
 		{[]string{"say", "--text-file", bad, "-o", "x.wav"}, "not valid UTF-8"},
 		{[]string{"say", "--text-file", filepath.Join(dir, "missing.txt"), "-o", "x.wav"}, "--text-file"},
 	} {

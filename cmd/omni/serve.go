@@ -49,12 +49,6 @@ type serveCmd struct {
 // SIGINT, then drains (readiness false, new requests 503, streams in flight
 // finish within --grace) and exits 0.
 func (c *serveCmd) Run(g *Globals, ctx context.Context) error {
-	if err := inRange("--max-connections", c.MaxConnections, 1, 1<<20); err != nil {
-		return err
-	}
-	if err := inRange("--max-connections-per-client", c.MaxPerClient, 0, c.MaxConnections); err != nil {
-		return fmt.Errorf("%w (at most --max-connections)", err)
-	}
 	if err := c.checkFlags(); err != nil {
 		return err
 	}

@@ -1,6 +1,9 @@
 package main
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Bounds of omni serve's size-like flags (every value refused by name, exit
 // 80, before the model loads; serve.Config would take 0 as "default").
@@ -23,6 +26,9 @@ func (c *serveCmd) checkFlags() error {
 		bound{"--fake-capacity", c.FakeCapacity, 1, maxStreams},
 	); err != nil {
 		return err
+	}
+	if err := checkBounds("serve", bound{"--max-connections-per-client", c.MaxPerClient, 0, c.MaxConnections}); err != nil {
+		return fmt.Errorf("%w (at most --max-connections)", err)
 	}
 	for _, d := range []struct {
 		flag string
