@@ -70,7 +70,7 @@ func Load(path string, b Backend, precision string) (*Model, error) {
 		}
 		return v, nil
 	}
-	return build(cfg, get, b, precision)
+	return build(cfg, get, b, precision, false)
 }
 
 // tensorSet is what checkTensors needs of a file.

@@ -127,8 +127,12 @@ func (m *Model) WeightBytes() (int64, error) {
 // weightSet gives the f32 values of each expected tensor by name.
 type weightSet func(name string) ([]float32, error)
 
-// build uploads every weight of a checked weight set.
-func build(cfg Config, get weightSet, b Backend, precision string) (_ *Model, err error) {
+// build uploads every weight of a checked weight set. hollow says the
+// values are never read (Replay: the backend answers each upload from a
+// prepared-weights file), so the derived tensors build computes (the RVQ
+// tables, the fused q/k/v and gate/up matrices) share one zero buffer
+// instead of fresh memory: the warm start's allocations were a fifth of it.
+func build(cfg Config, get weightSet, b Backend, precision string, hollow bool) (_ *Model, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -226,17 +230,31 @@ func build(cfg Config, get weightSet, b Backend, precision string) (_ *Model, er
 		return h
 	}
 
+	// derived returns room for n derived values (length 0, capacity n):
+	// fresh memory, or when hollow one zero buffer shared by every call
+	// (all its values stay zero: zero weights give zero tables and copies).
+	var zeros []float32
+	derived := func(n int) []float32 {
+		if !hollow {
+			return make([]float32, 0, n)
+		}
+		if cap(zeros) < n {
+			zeros = make([]float32, n)
+		}
+		return zeros[:0:n]
+	}
+
 	// RVQ: codebook = embedding_sum / max(cluster_usage, 1e-5), in float32.
 	q := cfg.CodebookDim / 2
 	cb := cfg.CodebookSize
-	rest := make([]float32, 0, (Codebooks-1)*cb*q)
+	rest := derived((Codebooks - 1) * cb * q)
 	for k := 0; k < Codebooks && err == nil; k++ {
 		p := codebookPrefix(k)
 		sum, use := w(p+".embedding_sum"), w(p+".cluster_usage")
 		if err != nil {
 			break
 		}
-		table := make([]float32, cb*q)
+		table := derived(cb * q)[:cb*q]
 		for r := 0; r < cb; r++ {
 			u := use[r]
 			if u < 1e-5 {
@@ -266,13 +284,13 @@ func build(cfg Config, get weightSet, b Backend, precision string) (_ *Model, er
 		p := fmt.Sprintf(pt+"layers.%d.", i)
 		var l layerW
 		l.attnNorm = vec(p + "input_layernorm.weight")
-		qkv := append(append(append(make([]float32, 0, 3*a*cfg.Hidden), w(p+"self_attn.q_proj.weight")...),
+		qkv := append(append(append(derived(3*a*cfg.Hidden), w(p+"self_attn.q_proj.weight")...),
 			w(p+"self_attn.k_proj.weight")...), w(p+"self_attn.v_proj.weight")...)
 		l.qkv = matrix(3*a, cfg.Hidden, qkv, nil, p+"self_attn.{q,k,v}_proj", FamTransformer, 1)
 		l.o = matrix(cfg.Hidden, a, w(p+"self_attn.o_proj.weight"), nil, p+"self_attn.o_proj", FamTransformer, 1)
 		l.attnScale = vec(p + "self_attn_layer_scale.scale")
 		l.mlpNorm = vec(p + "post_attention_layernorm.weight")
-		gu := append(append(make([]float32, 0, 2*cfg.Intermediate*cfg.Hidden), w(p+"mlp.gate_proj.weight")...), w(p+"mlp.up_proj.weight")...)
+		gu := append(append(derived(2*cfg.Intermediate*cfg.Hidden), w(p+"mlp.gate_proj.weight")...), w(p+"mlp.up_proj.weight")...)
 		l.gateUp = matrix(2*cfg.Intermediate, cfg.Hidden, gu, nil, p+"mlp.{gate,up}_proj", FamTransformer, 1)
 		l.down = matrix(cfg.Hidden, cfg.Intermediate, w(p+"mlp.down_proj.weight"), nil, p+"mlp.down_proj", FamTransformer, 1)
 		l.mlpScale = vec(p + "mlp_layer_scale.scale")

@@ -27,5 +27,5 @@ func Replay(cfg Config, b Backend, precision string) (*Model, error) {
 			return nil, errorf(ErrNoTensor, "tensor %s missing", name)
 		}
 		return zero[:n:n], nil
-	}, b, precision)
+	}, b, precision, true)
 }

@@ -102,7 +102,7 @@ func NewSynthetic(cfg Config, seed uint64, b Backend, precision string) (*Model,
 			return nil, errorf(ErrNoTensor, "tensor %s missing", name)
 		}
 		return SynthTensor(t, seed), nil
-	}, b, precision)
+	}, b, precision, false)
 }
 
 // WriteSynthetic writes the synthetic codec decoder of cfg and seed to dir
