@@ -94,7 +94,7 @@ type Options struct {
 	WeightCache WeightCache
 
 	codecLoad *abi.CodecLoad // WASI: the codec load each instance replays
-	text      *texter        // the model's tokenizer, loaded by Open
+	text      *textLoad      // the model's tokenizer, loading since Open began
 	cache     *cacheRun      // the weight cache of this Open (nil: off)
 }
 
@@ -184,10 +184,7 @@ func Open(ctx context.Context, opts Options) (Engine, error) {
 			src.Close()
 		}
 	}
-	if opts.text, err = newTexter(opts.Files, src.Config()); err != nil {
-		closeSrc()
-		return nil, err
-	}
+	opts.text = loadText(opts.Files, src.Config()) // while the weights load
 	nb := simd.NewBackend(opts.Threads)
 	opts.cache = newCacheRun(opts.WeightCache)
 	var e Engine

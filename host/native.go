@@ -35,7 +35,11 @@ func openNative(o Options, src predictor.Source, nb *simd.Backend) (*nativeEngin
 	cfg := o.Engine
 	cfg.MaxBatch = o.MaxBatch
 	cfg.Codec = cm
-	e, err := core.NewEngine(w, src.Config(), cfg, core.ModelOptions{MaxLen: o.MaxLen, Path: o.Path})
+	tx, err := o.text.get()
+	var e *core.Engine
+	if err == nil {
+		e, err = core.NewEngine(w, src.Config(), cfg, core.ModelOptions{MaxLen: o.MaxLen, Path: o.Path})
+	}
 	if err != nil {
 		w.Free()
 		if cm != nil {
@@ -44,7 +48,7 @@ func openNative(o Options, src predictor.Source, nb *simd.Backend) (*nativeEngin
 		}
 		return nil, err
 	}
-	return &nativeEngine{texter: o.text, e: e, w: w, nb: nb, cm: cm, cb: cb}, nil
+	return &nativeEngine{texter: tx, e: e, w: w, nb: nb, cm: cm, cb: cb}, nil
 }
 
 // Submit implements Engine.

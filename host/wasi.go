@@ -110,7 +110,10 @@ func newWASIEngine(ctx context.Context, o Options, src predictor.Source, s *host
 	if err != nil {
 		return nil, fmt.Errorf("host: encode guarded channels: %w", err)
 	}
-	tx := o.text
+	tx, err := o.text.get()
+	if err != nil {
+		return nil, err
+	}
 	if tx == nil { // OpenPair and tests build the engine without Open
 		if tx, err = newTexter(o.Files, src.Config()); err != nil {
 			return nil, err
