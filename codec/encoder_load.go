@@ -1,11 +1,7 @@
 package codec
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/omni-tts/omni/safetensors"
@@ -14,16 +10,7 @@ import (
 // LoadEncoderConfig reads the encoder_config of a codec or checkpoint
 // directory's config.json.
 func LoadEncoderConfig(path string) (EncoderConfig, error) {
-	dir := Dir(path)
-	b, err := os.ReadFile(filepath.Join(dir, "config.json"))
-	if err != nil {
-		return EncoderConfig{}, fmt.Errorf("codec: %w", err)
-	}
-	c, err := ParseEncoderConfig(b)
-	if err != nil {
-		return EncoderConfig{}, fmt.Errorf("%s: %w", dir, err)
-	}
-	return c, nil
+	return readConfig(path, ParseEncoderConfig)
 }
 
 // LoadEncoder opens the encoder of a codec directory (config.json with
@@ -38,32 +25,11 @@ func LoadEncoder(path string, b Backend, precision string) (*Encoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	file := filepath.Join(dir, "model.safetensors")
-	f, err := safetensors.Open(file)
+	f, get, err := openWeights(dir, func(t tensorSet) error { return checkEncoderTensors(&cfg, t) })
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("codec: %s: no model.safetensors", dir)
-		}
-		return nil, fmt.Errorf("codec: %w", err)
+		return nil, err
 	}
 	defer f.Close()
-	if err := checkEncoderTensors(&cfg, f); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	get := func(name string) ([]float32, error) {
-		ti, ok := f.Info(name)
-		if !ok {
-			return nil, errorf(ErrNoTensor, "tensor %s missing", name)
-		}
-		v := make([]float32, ti.Elems())
-		if err := f.ReadF32(name, v); err != nil {
-			return nil, fmt.Errorf("codec: %w", err)
-		}
-		if err := checkFinite(name, v); err != nil {
-			return nil, fmt.Errorf("%s: %w", file, err)
-		}
-		return v, nil
-	}
 	return buildEncoder(cfg, get, b, precision)
 }
 

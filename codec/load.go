@@ -24,16 +24,59 @@ func Dir(path string) string {
 
 // LoadConfig reads the config.json of a codec or checkpoint directory.
 func LoadConfig(path string) (Config, error) {
+	return readConfig(path, ParseConfig)
+}
+
+// readConfig parses the config.json of the codec directory of path (Dir)
+// with parse, errors naming the directory: the decoder's and the
+// encoder's configs are read alike.
+func readConfig[C any](path string, parse func([]byte) (C, error)) (C, error) {
 	dir := Dir(path)
 	b, err := os.ReadFile(filepath.Join(dir, "config.json"))
 	if err != nil {
-		return Config{}, fmt.Errorf("codec: %w", err)
+		var zero C
+		return zero, fmt.Errorf("codec: %w", err)
 	}
-	c, err := ParseConfig(b)
+	c, err := parse(b)
 	if err != nil {
-		return Config{}, fmt.Errorf("%s: %w", dir, err)
+		return c, fmt.Errorf("%s: %w", dir, err)
 	}
 	return c, nil
+}
+
+// openWeights opens the model.safetensors of codec directory dir, checks
+// its tensors with check (presence, shapes, dtypes; refused by name), and
+// returns the file and a reader of one tensor's finite float32 values (a
+// NaN or infinity refused naming the file and tensor). The caller closes
+// the file.
+func openWeights(dir string, check func(tensorSet) error) (*safetensors.File, weightSet, error) {
+	file := filepath.Join(dir, "model.safetensors")
+	f, err := safetensors.Open(file)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, fmt.Errorf("codec: %s: no model.safetensors", dir)
+		}
+		return nil, nil, fmt.Errorf("codec: %w", err)
+	}
+	if err := check(f); err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: %w", file, err)
+	}
+	get := func(name string) ([]float32, error) {
+		ti, ok := f.Info(name)
+		if !ok {
+			return nil, errorf(ErrNoTensor, "tensor %s missing", name)
+		}
+		v := make([]float32, ti.Elems())
+		if err := f.ReadF32(name, v); err != nil {
+			return nil, fmt.Errorf("codec: %w", err)
+		}
+		if err := checkFinite(name, v); err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		return v, nil
+	}
+	return f, get, nil
 }
 
 // Load opens a codec directory (config.json + model.safetensors in the
@@ -47,29 +90,11 @@ func Load(path string, b Backend, precision string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	file := filepath.Join(dir, "model.safetensors")
-	f, err := safetensors.Open(file)
+	f, get, err := openWeights(dir, func(t tensorSet) error { return checkTensors(&cfg, t) })
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("codec: %s: no model.safetensors", dir)
-		}
-		return nil, fmt.Errorf("codec: %w", err)
+		return nil, err
 	}
 	defer f.Close()
-	if err := checkTensors(&cfg, f); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	get := func(name string) ([]float32, error) {
-		ti, _ := f.Info(name)
-		v := make([]float32, ti.Elems())
-		if err := f.ReadF32(name, v); err != nil {
-			return nil, fmt.Errorf("codec: %w", err)
-		}
-		if err := checkFinite(name, v); err != nil {
-			return nil, fmt.Errorf("%s: %w", file, err)
-		}
-		return v, nil
-	}
 	return build(cfg, get, b, precision, false)
 }
 

@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Live text: a stream submitted with Request.Live takes its text while it
@@ -79,7 +80,9 @@ func (e *Engine) takeLive(s *Stream) error {
 	}
 	H := e.dims.Hidden
 	n := len(s.trailing)
-	s.trailing = append(s.trailing, make([]float32, len(ids)*H)...)
+	// grown in place (no zeroed temporary on the step goroutine); the
+	// embedding writes every new value
+	s.trailing = slices.Grow(s.trailing, len(ids)*H)[:n+len(ids)*H]
 	return e.model.TextEmbed(s.trailing[n:], ids)
 }
 
