@@ -97,6 +97,13 @@ type Request struct {
 	// rows as text tokens.
 	Embedded *EmbeddedPrompt
 
+	// Clone, when set, makes this a voice-cloning request on a Base model
+	// (clone.go): its x-vector is the speaker row (Speaker and SpeakerID
+	// must then be empty) and, in in-context mode, its reference text and
+	// codes enter the prompt and its reference frames are decoded, unheard,
+	// in front of the generated ones.
+	Clone *Clone
+
 	// Follows, when set, is the earlier stream of the same engine whose
 	// audio this one continues (a long text's next segment, seam.go): its
 	// frames are decoded with the decoder state Follows ended with, after

@@ -25,6 +25,10 @@ type TextInput struct {
 	Speaker  string // a preset speaker of the model's table (any case), or ""
 	Instruct string // an instruction (1.7B CustomVoice, VoiceDesign), or ""
 	Layout   string // "streaming", "non-streaming", or "" for the model's default
+	// Clone, when set, is a prepared voice reference (Base models only);
+	// its RefTextIDs are filled from RefText by the tokenizer.
+	Clone   *Clone
+	RefText string // the reference transcript of an in-context Clone
 }
 
 // TakesInstruct reports whether a model of tts_model_type kind and
