@@ -142,24 +142,41 @@ func (m *Q8Matrix) quantizePanels(w []float32, p0, p1 int) {
 				r := p*PanelRows + j
 				var ws float32
 				if r < rows {
-					row := w[r*cols : (r+1)*cols]
-					absmax := 0.0
-					for _, v := range row[k0:k1] {
-						absmax = max(absmax, math.Abs(float64(v)))
-					}
-					ws = quantScale(absmax)
-					if ws != 0 {
-						for k := k0; k < k1; k++ {
-							q := quantRound(float64(row[k]) / float64(ws))
-							kk := k - k0
-							rec[(kk>>2)*64+4*j+kk&3] = byte(q + 128)
-						}
-					}
+					ws = quantizeBlockQ8(rec, w[r*cols+k0:r*cols+k1], j)
 				}
 				putF32(rec[PanelRows*block+4*j:], ws)
 			}
 		}
 	}
+}
+
+// quantizeBlockQ8 quantizes one block row x (finite values) into rec's
+// lane j (byte (k/4)·64 + 4j + k%4 holds q + 128) and returns its scale:
+// q = quantRound(x/ws) with ws = quantScale(max |x|), exactly. The
+// quotient is taken as a product with the reciprocal, which is within a
+// few ulps of x/ws; only where that lands near a rounding boundary (a
+// half-integer) is the exact division redone.
+func quantizeBlockQ8(rec []byte, x []float32, j int) float32 {
+	var amax uint32
+	for _, v := range x {
+		amax = max(amax, math.Float32bits(v)&0x7fffffff) // finite: bit order is value order
+	}
+	ws := quantScale(float64(math.Float32frombits(amax)))
+	if ws == 0 {
+		return 0
+	}
+	d := float64(ws)
+	inv := 1 / d
+	for k, v := range x {
+		y := float64(v) * inv
+		r := math.Round(y)
+		if math.Abs(y-r) > 0.5-1e-9 {
+			r = math.Round(float64(v) / d) // near a half-integer: the exact quotient decides
+		}
+		q := min(max(int32(r), -127), 127)
+		rec[(k>>2)*64+4*j+k&3] = byte(q + 128)
+	}
+	return ws
 }
 
 func putF32(b []byte, v float32) {
