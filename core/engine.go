@@ -43,6 +43,7 @@ type Engine struct {
 	talker   *sampler.Sampler
 	pred     *sampler.Sampler
 	pad      []float32 // tts_pad text row
+	emb      *Embedder // prompt rows to embeddings
 
 	// batch buffers, MaxBatch rows each
 	hidden, logits, embeds []float32
@@ -50,10 +51,9 @@ type Engine struct {
 	seqs                   []Sequence
 	treqs, preqs           []*sampler.Request
 	chunks                 []*Chunk // chunks cut this step, put after the decode
-	promptBuf, textBuf     []float32
+	promptBuf              []float32
 	prefReady              []*Stream // streams of one batched prefill
 	prefRows               []int     // their prompt rows
-	textIDs, codecIDs      []int32
 	pickErr                error
 	rowErr                 []error // per batch row: the sampler refused it this frame
 	pickT                  stats.Timer
@@ -75,6 +75,12 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, model: cfg.Model, dims: cfg.Model.Dims(), ids: cfg.IDs, wake: make(chan struct{}, 1)}
 	e.epoch = cfg.Clock.Now()
+	switch {
+	case e.ids.Hidden == 0:
+		e.ids.Hidden = e.dims.Hidden
+	case e.ids.Hidden != e.dims.Hidden:
+		return nil, fmt.Errorf("core: ids give hidden size %d, the model has %d", e.ids.Hidden, e.dims.Hidden)
+	}
 	e.contract = sampler.DefaultQwen3TTS()
 	e.contract.Vocab, e.contract.CodebookSize, e.contract.EOS = e.dims.Vocab, e.ids.CodebookSize, int(e.ids.CodecEos)
 	e.bpt = e.model.KVBytesPerToken()
@@ -105,6 +111,7 @@ func New(cfg Config) (*Engine, error) {
 	if err := e.model.TextEmbed(e.pad, []int32{e.ids.TTSPad}); err != nil {
 		return nil, fmt.Errorf("core: embed tts_pad: %w", err)
 	}
+	e.emb = NewEmbedder(e.model)
 	e.hidden = make([]float32, B*H)
 	e.embeds = make([]float32, B*H)
 	e.logits = make([]float32, B*e.dims.Vocab)

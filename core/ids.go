@@ -28,6 +28,9 @@ type SpecialIDs struct {
 	// Context is the talker's max_position_embeddings; a prompt built from
 	// text must leave room in it (0 = unchecked).
 	Context int
+	// Hidden is the talker's hidden size, the length a clone's x-vector
+	// must have (0 = unchecked; the engine fills it from its model).
+	Hidden int
 }
 
 // Qwen3TTSIDs returns the ids of the released Qwen3-TTS 12 Hz checkpoints

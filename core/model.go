@@ -208,6 +208,7 @@ func IDsFromConfig(c *predictor.Config) SpecialIDs {
 		ModelKind:      c.ModelKind,
 		TakesInstruct:  TakesInstruct(c.ModelKind, c.ModelSize),
 		Context:        c.Talker.MaxPositions,
+		Hidden:         c.Talker.Hidden,
 	}
 	for k, v := range c.LanguageIDs {
 		ids.Languages[k] = int32(v)

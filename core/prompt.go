@@ -3,13 +3,32 @@ package core
 // NoID marks an absent track in a PromptRow.
 const NoID int32 = -1
 
+// CodecPart says what the codec track of a PromptRow is.
+type CodecPart uint8
+
+const (
+	// CodecRow: Codec is a row of the talker's codec_embedding, or NoID.
+	CodecRow CodecPart = iota
+	// CodecXVector: the codec track is the prompt's Clone.XVector (a voice
+	// clone's speaker row); Codec is 0.
+	CodecXVector
+	// CodecRefFrame: the codec track is the sum of the 16 codebook
+	// embeddings of reference frame Codec of the prompt's Clone (talker
+	// codec_embedding for codebook 0, the code predictor's
+	// codec_embedding[g-1] for codebook g, as Model.FrameEmbed sums a
+	// generated frame).
+	CodecRefFrame
+)
+
 // PromptRow is one talker input row as a recipe: the sum of a text-track
 // part (a text-vocabulary id through the text path: text_embedding then
-// text_projection) and a codec-track part (a row of the talker's
-// codec_embedding). Either part may be NoID; never both.
+// text_projection) and a codec-track part (by Part: a row of the talker's
+// codec_embedding, the clone's x-vector, or a reference frame's summed
+// embeddings). Text may be NoID, and Codec in a CodecRow; never both.
 type PromptRow struct {
-	Text  int32 // text-vocabulary id, or NoID
-	Codec int32 // codec_embedding row, or NoID
+	Text  int32     // text-vocabulary id, or NoID
+	Codec int32     // codec_embedding row or NoID (CodecRow), reference frame (CodecRefFrame)
+	Part  CodecPart // what Codec names; the zero value is CodecRow
 }
 
 // Prompt is a request's talker input as recipes: the prefill rows, then the
@@ -19,6 +38,9 @@ type Prompt struct {
 	Rows     []PromptRow
 	Trailing []int32
 	Pad      int32
+	// Clone is the voice reference the x-vector and reference-frame rows
+	// read (the request's), nil without one.
+	Clone *Clone
 }
 
 // BuildPrompt builds the Qwen3-TTS talker prompt of r (docs/MODEL.md §4),
@@ -33,6 +55,10 @@ type Prompt struct {
 //
 // The control rows' text track is tts_pad on every row but the last, which
 // carries tts_bos (over codec_pad).
+//
+// With r.Clone the speaker row's codec track is the x-vector (CodecXVector);
+// in x-vector mode the layouts are the ones above, in in-context mode the
+// rows after the control rows are those of clonePrompt.
 func BuildPrompt(r *Request, ids *SpecialIDs) (Prompt, error) {
 	lang, err := r.languageID(ids)
 	if err != nil {
@@ -45,6 +71,9 @@ func BuildPrompt(r *Request, ids *SpecialIDs) (Prompt, error) {
 	if err != nil {
 		return Prompt{}, err
 	}
+	if err := r.validateClone(ids); err != nil {
+		return Prompt{}, err
+	}
 	if len(r.TextIDs) == 0 {
 		return Prompt{}, invalid("request %q: no text token ids", r.ID)
 	}
@@ -54,7 +83,7 @@ func BuildPrompt(r *Request, ids *SpecialIDs) (Prompt, error) {
 	} else {
 		control = append(control, ids.CodecNoThink, ids.CodecThinkBos, ids.CodecThinkEos)
 	}
-	if hasSpk {
+	if hasSpk { // never with a clone (validateClone), whose row is added below
 		control = append(control, spk)
 	}
 	control = append(control, ids.CodecPad)
@@ -77,8 +106,15 @@ func BuildPrompt(r *Request, ids *SpecialIDs) (Prompt, error) {
 			t = ids.TTSBos
 		}
 		rows = append(rows, PromptRow{Text: t, Codec: c})
+		if r.Clone != nil && i == len(control)-2 {
+			rows = append(rows, PromptRow{Text: ids.TTSPad, Codec: 0, Part: CodecXVector})
+		}
 	}
-	p := Prompt{Pad: ids.TTSPad}
+	p := Prompt{Pad: ids.TTSPad, Clone: r.Clone}
+	if r.Clone.InContext() {
+		p.Rows, p.Trailing = inContextRows(rows, r, ids)
+		return p, nil
+	}
 	switch r.Layout {
 	case NonStreaming:
 		for _, t := range r.TextIDs {

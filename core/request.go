@@ -220,6 +220,9 @@ func (r *Request) validate(ids *SpecialIDs, lim Limits) error {
 	if _, _, err := r.speakerRow(ids); err != nil {
 		return err
 	}
+	if err := r.validateClone(ids); err != nil {
+		return err
+	}
 	if err := checkLevel("talker", &r.Talker, ids.CodecVocab, true); err != nil {
 		return fmt.Errorf("%w: request %q: %w", ErrInvalidRequest, r.ID, err)
 	}

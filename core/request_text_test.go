@@ -49,10 +49,10 @@ func TestTextRequestRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []PromptRow{
-		{151644, NoID}, {872, NoID}, {2000 + 'x', NoID}, {151645, NoID}, {198, NoID}, // instruct
-		{151644, NoID}, {77091, NoID}, {198, NoID}, // role
-		{151671, 2154}, {151671, 2156}, {151671, 2050}, {151671, 2157}, {151671, 3065}, {151672, 2148},
-		{1000 + 'a', 2148}, {1000 + 'b', 2148}, {151673, 2148}, {151671, 2149},
+		{151644, NoID, CodecRow}, {872, NoID, CodecRow}, {2000 + 'x', NoID, CodecRow}, {151645, NoID, CodecRow}, {198, NoID, CodecRow}, // instruct
+		{151644, NoID, CodecRow}, {77091, NoID, CodecRow}, {198, NoID, CodecRow}, // role
+		{151671, 2154, CodecRow}, {151671, 2156, CodecRow}, {151671, 2050, CodecRow}, {151671, 2157, CodecRow}, {151671, 3065, CodecRow}, {151672, 2148, CodecRow},
+		{1000 + 'a', 2148, CodecRow}, {1000 + 'b', 2148, CodecRow}, {151673, 2148, CodecRow}, {151671, 2149, CodecRow},
 	}
 	if len(p.Rows) != len(want) {
 		t.Fatalf("%d rows, want %d: %v", len(p.Rows), len(want), p.Rows)

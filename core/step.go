@@ -281,7 +281,7 @@ func (e *Engine) preparePrompt(s *Stream, x []float32) error {
 		}
 		return nil
 	}
-	if err := e.embedRows(x, s.prompt.Rows); err != nil {
+	if err := e.emb.Rows(x[:s.rows*H], &s.prompt); err != nil {
 		return err
 	}
 	t := s.prompt.Trailing
@@ -296,50 +296,6 @@ func (e *Engine) preparePrompt(s *Stream, x []float32) error {
 	}
 	if s.req.Live {
 		s.nTrailing = 0 // rows are taken by liveRow
-	}
-	return nil
-}
-
-// embedRows writes the prompt rows' embeddings: text track plus codec track.
-func (e *Engine) embedRows(x []float32, rows []PromptRow) error {
-	H := e.dims.Hidden
-	clear(x)
-	e.textIDs, e.codecIDs = e.textIDs[:0], e.codecIDs[:0]
-	for _, r := range rows {
-		if r.Text != NoID {
-			e.textIDs = append(e.textIDs, r.Text)
-		}
-		if r.Codec != NoID {
-			e.codecIDs = append(e.codecIDs, r.Codec)
-		}
-	}
-	add := func(ids []int32, embed func([]float32, []int32) error, pick func(PromptRow) int32) error {
-		if len(ids) == 0 {
-			return nil
-		}
-		e.textBuf = grow(e.textBuf, len(ids)*H)
-		buf := e.textBuf[:len(ids)*H]
-		if err := embed(buf, ids); err != nil {
-			return err
-		}
-		j := 0
-		for i, r := range rows {
-			if pick(r) == NoID {
-				continue
-			}
-			dst, src := x[i*H:(i+1)*H], buf[j*H:(j+1)*H]
-			for k := range dst {
-				dst[k] += src[k]
-			}
-			j++
-		}
-		return nil
-	}
-	if err := add(e.textIDs, e.model.TextEmbed, func(r PromptRow) int32 { return r.Text }); err != nil {
-		return fmt.Errorf("text track: %w", err)
-	}
-	if err := add(e.codecIDs, e.model.CodecEmbed, func(r PromptRow) int32 { return r.Codec }); err != nil {
-		return fmt.Errorf("codec track: %w", err)
 	}
 	return nil
 }
