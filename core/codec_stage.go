@@ -40,13 +40,17 @@ type codecStage struct {
 
 	live atomic.Int64 // decoder states open
 
-	decodeMS, callMS *stats.Counter
+	primeCodes [][Codebooks]int32 // prime's scratch (clone_prefix.go)
+	primePCM   []float32
+
+	decodeMS, callMS, primeMS *stats.Counter
 }
 
 // newCodecStage returns the stage for m; maxUnreadMS < 0 means no bound.
 func newCodecStage(m *codec.Model, maxUnreadMS float64, rec *stats.Recorder) *codecStage {
 	st := &codecStage{m: m, spf: m.SamplesPerFrame(), resume: make(chan struct{}, 1),
-		decodeMS: rec.Counter("codec.decode_ms"), callMS: rec.Counter("codec.call_ms")}
+		decodeMS: rec.Counter("codec.decode_ms"), callMS: rec.Counter("codec.call_ms"),
+		primeMS: rec.Counter("codec.ref_prefix_ms")}
 	if maxUnreadMS >= 0 {
 		st.maxUnread = max(1, int(maxUnreadMS/FrameMS)) * st.spf
 	}
@@ -206,6 +210,11 @@ func (st *codecStage) decodeRound(round []*Chunk, now func() float64) error {
 			}
 			s.dec = d
 			st.live.Add(1)
+			if err := st.prime(s, now); err != nil {
+				s.setDecErr(err)
+				firstErr = s.decErr
+				continue
+			}
 		}
 		c.PCM = make([]float32, c.Frames*st.spf)
 		st.streams = append(st.streams, s.dec)

@@ -1,0 +1,42 @@
+package core
+
+import "fmt"
+
+// primeFrames is the most reference frames one priming decode call takes:
+// it bounds the stage's scratch (primeFrames·SamplesPerFrame samples)
+// whatever the reference's length. The codec's streaming decode gives the
+// same samples for any split of the frames.
+const primeFrames = 25
+
+// prime decodes, unheard, the reference frames of s's in-context clone
+// with s's fresh decoder state, before its first generated frame: the
+// decoder then continues from the reference as upstream's one-call decode
+// of ref ‖ generated does, and the R·SamplesPerFrame reference samples
+// upstream cuts from the front of its waveform are never delivered. It
+// runs once per stream, on the codec goroutine at the stream's first
+// chunk, into the stage's reused scratch. A stream following another
+// (seam.go) adopts a primed state and is not primed again.
+func (st *codecStage) prime(s *Stream, now func() float64) error {
+	c := s.req.Clone
+	if !c.InContext() {
+		return nil
+	}
+	R := c.RefFrames()
+	t0 := now()
+	for f := 0; f < R; f += primeFrames {
+		n := min(primeFrames, R-f)
+		if cap(st.primeCodes) < n {
+			st.primeCodes = make([][Codebooks]int32, primeFrames)
+		}
+		codes := st.primeCodes[:n]
+		for i := range codes {
+			copy(codes[i][:], c.RefCodes[(f+i)*Codebooks:(f+i+1)*Codebooks])
+		}
+		st.primePCM = grow(st.primePCM, n*st.spf)
+		if err := s.dec.Decode(codes, st.primePCM[:n*st.spf]); err != nil {
+			return fmt.Errorf("core: request %q: decoding reference frames %d..%d: %w", s.req.ID, f, f+n-1, err)
+		}
+	}
+	st.primeMS.Add(now() - t0)
+	return nil
+}
