@@ -16,6 +16,10 @@ type TextPrompter interface {
 	PromptIDs(text string) (role [3]int32, ids []int32, err error)
 	// InstructIDs returns the ids of "<|im_start|>user\n{instruct}<|im_end|>\n".
 	InstructIDs(instruct string) ([]int32, error)
+	// RefTextIDs returns the ids of a clone's reference transcript: those of
+	// "<|im_start|>assistant\n{ref}<|im_end|>\n" without the 3 role ids and
+	// the 2 closing ids.
+	RefTextIDs(ref string) ([]int32, error)
 }
 
 // TextInput is a request given as text: what a user types at any surface.
@@ -25,10 +29,11 @@ type TextInput struct {
 	Speaker  string // a preset speaker of the model's table (any case), or ""
 	Instruct string // an instruction (1.7B CustomVoice, VoiceDesign), or ""
 	Layout   string // "streaming", "non-streaming", or "" for the model's default
-	// Clone, when set, is a prepared voice reference (Base models only);
-	// its RefTextIDs are filled from RefText by the tokenizer.
+	// Clone, when set, is a prepared voice reference (Base models only).
+	// The request gets a copy whose RefTextIDs are RefText's ids (when
+	// RefText is given; else the Clone's own, which in-context mode needs).
 	Clone   *Clone
-	RefText string // the reference transcript of an in-context Clone
+	RefText string // the reference transcript of an in-context Clone (ignored in x-vector mode)
 }
 
 // TakesInstruct reports whether a model of tts_model_type kind and
@@ -83,6 +88,13 @@ func (s *SpecialIDs) TextRequest(tp TextPrompter, in TextInput) (Request, error)
 	if _, err := r.languageID(s); err != nil {
 		return Request{}, err
 	}
+	if in.Clone != nil {
+		c, err := s.cloneInput(tp, in)
+		if err != nil {
+			return Request{}, err
+		}
+		r.Clone = c
+	}
 	if _, _, err := r.speakerRow(s); err != nil {
 		return Request{}, err
 	}
@@ -99,6 +111,33 @@ func (s *SpecialIDs) TextRequest(tp TextPrompter, in TextInput) (Request, error)
 		return Request{}, invalid("field text: %d prompt and text rows, the model's context holds %d positions", n, s.Context)
 	}
 	return r, nil
+}
+
+// cloneInput returns the request's copy of in.Clone with the reference
+// transcript's ids, refusing by field what cloning cannot take.
+func (s *SpecialIDs) cloneInput(tp TextPrompter, in TextInput) (*Clone, error) {
+	if s.ModelKind != "base" {
+		return nil, invalid("field clone: voice cloning needs a Base model, this one is %s", orUnknown(s.ModelKind))
+	}
+	if in.Speaker != "" {
+		return nil, invalid("field speaker: a cloning request takes its voice from the reference, not a preset speaker (%q)", in.Speaker)
+	}
+	c := *in.Clone
+	if !c.InContext() {
+		return &c, nil
+	}
+	if strings.TrimSpace(in.RefText) == "" {
+		if len(c.RefTextIDs) > 0 {
+			return &c, nil
+		}
+		return nil, invalid("field ref_text: required with reference codes (in-context mode); give the clip's transcript or use x-vector mode")
+	}
+	ids, err := tp.RefTextIDs(in.RefText)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+	}
+	c.RefTextIDs = ids
+	return &c, nil
 }
 
 // validateTextParts checks the instruction and role ids against the model.

@@ -2,6 +2,7 @@ package core
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -25,6 +26,14 @@ func (fakePrompter) InstructIDs(s string) ([]int32, error) {
 		ids = append(ids, 2000+int32(s[i]))
 	}
 	return append(ids, 151645, 198), nil
+}
+
+func (fakePrompter) RefTextIDs(s string) ([]int32, error) {
+	ids := make([]int32, len(s))
+	for i := range s {
+		ids[i] = 3000 + int32(s[i])
+	}
+	return ids, nil
 }
 
 func textIDs(kind string, instruct bool) SpecialIDs {
@@ -86,6 +95,10 @@ func TestTextRequestRefusals(t *testing.T) {
 		{"instruct on 0.6B", textIDs("custom_voice", false), TextInput{Text: "a", Instruct: "x"}, "field instruct: the model (custom_voice) takes no instruction"},
 		{"bad layout", textIDs("base", false), TextInput{Text: "a", Layout: "sideways"}, "field layout"},
 		{"over context", func() SpecialIDs { s := textIDs("base", false); s.Context = 12; return s }(), TextInput{Text: "abcdef"}, "context holds 12"},
+		{"clone not base", textIDs("custom_voice", false), TextInput{Text: "a", Clone: &Clone{XVector: make([]float32, 8)}}, "field clone: voice cloning needs a Base model, this one is custom_voice"},
+		{"clone with speaker", textIDs("base", false), TextInput{Text: "a", Speaker: "vivian", Clone: &Clone{XVector: make([]float32, 8)}}, `field speaker: a cloning request takes its voice from the reference, not a preset speaker ("vivian")`},
+		{"in-context without ref_text", textIDs("base", false), TextInput{Text: "a", RefText: " ", Clone: &Clone{XVector: make([]float32, 8), RefCodes: make([]int32, 16)}}, "field ref_text: required with reference codes"},
+		{"x-vector length", func() SpecialIDs { s := textIDs("base", false); s.Hidden = 4; return s }(), TextInput{Text: "a", Clone: &Clone{XVector: make([]float32, 8)}}, "field clone.x_vector: 8 values, the model's hidden size is 4"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := tc.ids.TextRequest(fakePrompter{}, tc.in)
@@ -131,5 +144,33 @@ func TestEngineTakesInstructRows(t *testing.T) {
 	}
 	if _, err := rows(false, []int32{60, 5}); err == nil || !errors.Is(err, ErrInvalidRequest) || !strings.Contains(err.Error(), "field instruct") {
 		t.Errorf("instruct on a model that takes none: %v", err)
+	}
+}
+
+// TestTextRequestClone: the reference transcript's ids (RefTextIDs of the
+// prompter) reach the request's own copy of the clone, the caller's stays
+// untouched; x-vector mode ignores a transcript; stored ids serve when no
+// transcript is given; the default layout of base is streaming.
+func TestTextRequestClone(t *testing.T) {
+	ids := textIDs("base", false)
+	ids.Hidden = 2
+	c := &Clone{XVector: []float32{1, 2}, RefCodes: make([]int32, 2*Codebooks)}
+	r, err := ids.TextRequest(fakePrompter{}, TextInput{Text: "ab", RefText: "hi", Clone: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Clone == c || c.RefTextIDs != nil {
+		t.Error("the caller's clone was modified, want a copy")
+	}
+	if want := []int32{3000 + 'h', 3000 + 'i'}; r.Clone == nil || !slices.Equal(r.Clone.RefTextIDs, want) || r.Layout != Streaming {
+		t.Errorf("clone %+v layout %v, want ref text ids %v, streaming", r.Clone, r.Layout, want)
+	}
+	x, err := ids.TextRequest(fakePrompter{}, TextInput{Text: "ab", RefText: "hi", Clone: &Clone{XVector: []float32{1, 2}}})
+	if err != nil || x.Clone.RefTextIDs != nil {
+		t.Errorf("x-vector mode: %+v, %v; want no ref text ids", x.Clone, err)
+	}
+	stored := &Clone{XVector: []float32{1, 2}, RefCodes: make([]int32, Codebooks), RefTextIDs: []int32{7}}
+	if s, err := ids.TextRequest(fakePrompter{}, TextInput{Text: "ab", Clone: stored}); err != nil || !slices.Equal(s.Clone.RefTextIDs, []int32{7}) {
+		t.Errorf("stored ref text ids: %+v, %v", s.Clone, err)
 	}
 }

@@ -59,6 +59,40 @@ func (t *Tokenizer) PromptIDs(text string) (role [3]int32, ids []int32, err erro
 	return role, slices.Clip(ids), nil
 }
 
+// RefTextIDs returns the ids a voice clone's reference transcript takes in
+// an in-context prompt: the upstream wrapping
+// "<|im_start|>assistant\n{ref}<|im_end|>\n" tokenized as one string,
+// without its first 3 ids (the role) and its last 2 (<|im_end|> "\n"), as
+// upstream's ref_ids[:, 3:-2]. Added tokens are matched in the template
+// only, as PromptIDs does. A transcript that is empty or leaves no ids of
+// its own is an error wrapping ErrEmptyText; invalid UTF-8 one wrapping
+// ErrInvalidText.
+func (t *Tokenizer) RefTextIDs(ref string) ([]int32, error) {
+	if ref == "" {
+		return nil, fmt.Errorf("%w: field ref_text is empty", ErrEmptyText)
+	}
+	start, end, err := t.templateIDs()
+	if err != nil {
+		return nil, err
+	}
+	all := []int32{start}
+	if all, err = t.encode(all, "assistant\n"+ref, false); err != nil {
+		return nil, fmt.Errorf("field ref_text: %w", err)
+	}
+	all = append(all, end)
+	if all, err = t.encode(all, "\n", false); err != nil {
+		return nil, err
+	}
+	if len(all) < 3+2 || all[len(all)-2] != end {
+		return nil, fmt.Errorf("text: the reference template's tail %v is not <|im_end|> \\n (%s)", all[max(0, len(all)-2):], t.source)
+	}
+	ids := all[3 : len(all)-2]
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("%w: field ref_text %q leaves no tokens of its own in the template", ErrEmptyText, ref)
+	}
+	return slices.Clip(ids), nil
+}
+
 // InstructIDs returns the ids of the instruction wrapping
 // "<|im_start|>user\n{instruct}<|im_end|>\n" tokenized as one string (all
 // of them enter the prompt), added tokens matched in the template only.

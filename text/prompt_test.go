@@ -46,3 +46,34 @@ func TestPromptIDsRefusesEmptyAndInvalid(t *testing.T) {
 		t.Errorf("InstructIDs(\"\") = %v, want ErrEmptyText", err)
 	}
 }
+
+// TestRefTextIDs: the reference transcript's ids are upstream's
+// ref_ids[:, 3:-2] of "<|im_start|>assistant\n{ref}<|im_end|>\n", checked
+// with the ids of the released vocabulary ("Hello" 9707, " world" 1879,
+// "Hi" 13048, "\n" 198, "\n\n" 271): a leading newline joins the role's
+// "\n" into "\n\n" and the slice drops it, as upstream's does; a trailing
+// one stays (the closing <|im_end|> is an added token).
+func TestRefTextIDs(t *testing.T) {
+	_, tk := tokenizers(t)
+	for _, c := range []struct {
+		ref  string
+		want []int32
+	}{
+		{"Hello world", []int32{9707, 1879}},
+		{"\nHi", []int32{13048}},
+		{"Hi\n", []int32{13048, 198}},
+	} {
+		got, err := tk.RefTextIDs(c.ref)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("RefTextIDs(%q) = %v, %v; want %v", c.ref, got, err, c.want)
+		}
+	}
+	for _, s := range []string{"", "\n"} {
+		if _, err := tk.RefTextIDs(s); !errors.Is(err, ErrEmptyText) {
+			t.Errorf("RefTextIDs(%q) = %v, want ErrEmptyText", s, err)
+		}
+	}
+	if _, err := tk.RefTextIDs("a\xffb"); !errors.Is(err, ErrInvalidText) {
+		t.Errorf("RefTextIDs of invalid UTF-8: %v, want ErrInvalidText", err)
+	}
+}
