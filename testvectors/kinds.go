@@ -31,6 +31,7 @@ var registry = []struct {
 	{"mel", runMel},
 	{"speaker", runSpeaker},
 	{"codec_encode", runCodecEncode},
+	{"clone_prompt", runClonePrompt},
 }
 
 // handler returns the handler of kind, ok false for a kind the registry

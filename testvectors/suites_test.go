@@ -30,6 +30,7 @@ func TestCommittedSuites(t *testing.T) {
 		{"mel", 7, nil},                   // gen/clone (PyTorch)
 		{"speaker", 10, nativeEnv()},      // gen/clone (PyTorch)
 		{"codec_encode", 14, nativeEnv()}, // gen/clone_codec (PyTorch)
+		{"clone_prompt", 9, nativeEnv()},  // gen/clone_prompt (PyTorch, upstream's layouts)
 	} {
 		t.Run(s.kind, func(t *testing.T) {
 			replaySuite(t, []string{"suites"}, s.kind, s.min, s.env)
