@@ -15,15 +15,21 @@ const primeFrames = 25
 // upstream cuts from the front of its waveform are never delivered. It
 // runs once per stream, on the codec goroutine at the stream's first
 // chunk, into the stage's reused scratch. A stream following another
-// (seam.go) adopts a primed state and is not primed again.
+// (seam.go) adopts a primed state and is not primed again. With
+// Config.ClonePrefixFrames = K > 0 only the last K reference frames are
+// decoded.
 func (st *codecStage) prime(s *Stream, now func() float64) error {
 	c := s.req.Clone
 	if !c.InContext() {
 		return nil
 	}
 	R := c.RefFrames()
+	first := 0
+	if st.primeMax > 0 {
+		first = max(0, R-st.primeMax)
+	}
 	t0 := now()
-	for f := 0; f < R; f += primeFrames {
+	for f := first; f < R; f += primeFrames {
 		n := min(primeFrames, R-f)
 		if cap(st.primeCodes) < n {
 			st.primeCodes = make([][Codebooks]int32, primeFrames)

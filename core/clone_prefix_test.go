@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -12,10 +13,17 @@ import (
 // TestClonePrefixCut: an in-context clone stream delivers exactly what
 // upstream keeps of its one-call decode of ref ‖ generated (the codec's
 // own decode of the concatenated codes, independent of the streaming
-// path) after cutting the first R·SamplesPerFrame samples; an x-vector
-// clone of the same generated frames, decoded from a fresh state, differs
-// (the test can tell the prefix).
+// path) after cutting the first R·SamplesPerFrame samples; with
+// ClonePrefixFrames K, the same with only the last K reference frames in
+// front. The generated frames decoded from a fresh state differ (the test
+// can tell the prefix).
 func TestClonePrefixCut(t *testing.T) {
+	for _, K := range []int{0, 9} {
+		t.Run(fmt.Sprintf("ClonePrefixFrames=%d", K), func(t *testing.T) { testClonePrefixCut(t, K) })
+	}
+}
+
+func testClonePrefixCut(t *testing.T, K int) {
 	b := simd.NewBackend(1)
 	t.Cleanup(func() { b.Close() })
 	cm, err := codec.NewSynthetic(codec.TinyConfig(), 3, b, "fp32")
@@ -27,7 +35,7 @@ func TestClonePrefixCut(t *testing.T) {
 	m.eosAfter = 40
 	ids := tinyIDs()
 	ids.ModelKind = "base"
-	e, err := New(Config{Model: m, IDs: ids, Codec: cm})
+	e, err := New(Config{Model: m, IDs: ids, Codec: cm, ClonePrefixFrames: K})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,35 +53,36 @@ func TestClonePrefixCut(t *testing.T) {
 	for i := range ref {
 		ref[i] = int32(i*5+i/Codebooks) % int32(ids.CodebookSize)
 	}
-	run := func(c *Clone) ([][Codebooks]int32, []float32) {
-		r := seeded("clone", []int32{1, 2, 3}, 7, 0)
-		r.Clone = c
-		s, err := e.Submit(context.Background(), r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var pcm []float32
-		for _, ev := range events(t, s) {
-			if ev.Kind == EventChunk {
-				pcm = append(pcm, ev.Chunk.PCM...)
-			}
-		}
-		if end := s.End(); end.Reason != EndEOS {
-			t.Fatalf("stream ended %v (%v), want EOS", end.Reason, end.Err)
-		}
-		return s.Codes(), pcm
+	r := seeded("clone", []int32{1, 2, 3}, 7, 0)
+	r.Clone = &Clone{XVector: []float32{0.25, -1, 2, 0.5}, RefCodes: ref, RefTextIDs: []int32{9, 10}}
+	s, err := e.Submit(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
 	}
-	x := []float32{0.25, -1, 2, 0.5}
-	gen, pcm := run(&Clone{XVector: x, RefCodes: ref, RefTextIDs: []int32{9, 10}})
+	var pcm []float32
+	for _, ev := range events(t, s) {
+		if ev.Kind == EventChunk {
+			pcm = append(pcm, ev.Chunk.PCM...)
+		}
+	}
+	if end := s.End(); end.Reason != EndEOS {
+		t.Fatalf("stream ended %v (%v), want EOS", end.Reason, end.Err)
+	}
+	gen := s.Codes()
 	if len(gen) == 0 || len(pcm) != len(gen)*spf {
 		t.Fatalf("%d frames, %d samples delivered, want %d", len(gen), len(pcm), len(gen)*spf)
 	}
-	all := make([][Codebooks]int32, 0, R+len(gen))
-	for f := 0; f < R; f++ {
+	first := 0
+	if K > 0 {
+		first = R - K
+	}
+	var all [][Codebooks]int32
+	for f := first; f < R; f++ {
 		var fr [Codebooks]int32
 		copy(fr[:], ref[f*Codebooks:])
 		all = append(all, fr)
 	}
+	P := len(all)
 	all = append(all, gen...)
 	one, err := cm.NewStream()
 	if err != nil {
@@ -84,17 +93,16 @@ func TestClonePrefixCut(t *testing.T) {
 	if err := one.Decode(all, wav); err != nil {
 		t.Fatal(err)
 	}
-	cut := int(float64(R) / float64(len(all)) * float64(len(wav))) // upstream's cut
-	if cut != R*spf {
-		t.Fatalf("upstream's cut %d samples, want R·spf = %d", cut, R*spf)
+	cut := int(float64(P) / float64(len(all)) * float64(len(wav))) // upstream's cut
+	if cut != P*spf {
+		t.Fatalf("upstream's cut %d samples, want %d·spf = %d", cut, P, P*spf)
 	}
 	want := wav[cut:]
 	for i := range want {
 		if pcm[i] != want[i] {
-			t.Fatalf("sample %d (frame %d) = %g, the one-call decode of ref ‖ generated cut gives %g", i, i/spf, pcm[i], want[i])
+			t.Fatalf("sample %d (frame %d) = %g, the one-call decode of %d reference frames ‖ generated, cut, gives %g", i, i/spf, pcm[i], P, want[i])
 		}
 	}
-	// Fresh decoder: the generated frames alone sound different.
 	fresh, err := cm.NewStream()
 	if err != nil {
 		t.Fatal(err)
@@ -108,4 +116,40 @@ func TestClonePrefixCut(t *testing.T) {
 		t.Error("the generated frames decoded from a fresh state give the same samples: the test cannot tell the prefix")
 	}
 	waitDecoders(t, e)
+}
+
+// BenchmarkClonePrime measures the TTFA cost of an in-context clone: the
+// codec stage decoding R reference frames (10 s = 125 frames) into a fresh
+// decoder state on the real codec geometry (synthetic weights, fp32, 2
+// threads) before the first generated frame.
+func BenchmarkClonePrime(b *testing.B) {
+	be := simd.NewBackend(2)
+	defer be.Close()
+	cm, err := codec.NewSynthetic(codec.RealConfig(), 3, be, "fp32")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cm.Close()
+	st := newCodecStage(cm, -1, nil)
+	for _, R := range []int{25, 125} {
+		ref := make([]int32, R*Codebooks)
+		for i := range ref {
+			ref[i] = int32(i*37) % 2048
+		}
+		s := &Stream{req: Request{ID: "bench", Clone: &Clone{XVector: []float32{1}, RefCodes: ref}}, stage: st}
+		b.Run(fmt.Sprintf("R=%d", R), func(b *testing.B) {
+			for b.Loop() {
+				d, err := cm.NewStream()
+				if err != nil {
+					b.Fatal(err)
+				}
+				s.dec = d
+				if err := st.prime(s, func() float64 { return 0 }); err != nil {
+					b.Fatal(err)
+				}
+				d.Close()
+			}
+			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N)/float64(R), "ms/frame")
+		})
+	}
 }

@@ -40,6 +40,7 @@ type codecStage struct {
 
 	live atomic.Int64 // decoder states open
 
+	primeMax   int                // most reference frames primed, 0 = all (Config.ClonePrefixFrames)
 	primeCodes [][Codebooks]int32 // prime's scratch (clone_prefix.go)
 	primePCM   []float32
 

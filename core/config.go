@@ -62,6 +62,17 @@ type Config struct {
 	// means DefaultMaxUnreadMS; negative means no bound. Inline engines
 	// have no bound (their host drains every event each step).
 	MaxUnreadMS float64
+	// ClonePrefixFrames bounds the reference frames an in-context clone's
+	// codec state is primed with before its first generated frame (the
+	// last ones; clone_prefix.go). 0 means all of them: the delivered audio
+	// is then upstream's one-call decode of ref ‖ generated with the
+	// reference cut, sample for sample, at a TTFA cost of R codec frames.
+	// K > 0 bounds that cost to K frames; the codec's attention window
+	// (sliding_window, 72 frames) and its causal convolutions then see a
+	// shortened reference, so the first generated frames differ slightly
+	// (upstream itself decodes past 300 frames in chunks with 25 frames of
+	// left context).
+	ClonePrefixFrames int
 
 	// Seed seeds the generator of random rows without their own seed.
 	Seed int64
@@ -143,6 +154,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.HopDepth == 0 {
 		c.HopDepth = 4
+	}
+	if c.ClonePrefixFrames < 0 {
+		return c, fmt.Errorf("core: clone prefix frames %d must not be negative", c.ClonePrefixFrames)
 	}
 	if c.HopDepth < 1 {
 		return c, fmt.Errorf("core: hop depth %d must be >= 1", c.HopDepth)

@@ -134,6 +134,7 @@ func New(cfg Config) (*Engine, error) {
 			bound = -1
 		}
 		e.hop.stage = newCodecStage(cfg.Codec, bound, r)
+		e.hop.stage.primeMax = cfg.ClonePrefixFrames
 	}
 	if !cfg.Inline {
 		go e.hop.run()
