@@ -13,8 +13,9 @@ const primeFrames = 25
 // decoder then continues from the reference as upstream's one-call decode
 // of ref ‖ generated does, and the R·SamplesPerFrame reference samples
 // upstream cuts from the front of its waveform are never delivered. It
-// runs once per stream, on the codec goroutine at the stream's first
-// chunk, into the stage's reused scratch. A stream following another
+// runs once per stream, on the codec goroutine, into the stage's reused
+// scratch: as soon as the stream is admitted (primeEarly), or at its
+// first chunk when that comes first. A stream following another
 // (seam.go) adopts a primed state and is not primed again. With
 // Config.ClonePrefixFrames = K > 0 only the last K reference frames are
 // decoded.
@@ -45,4 +46,43 @@ func (st *codecStage) prime(s *Stream, now func() float64) error {
 	}
 	st.primeMS.Add(now() - t0)
 	return nil
+}
+
+// primeQueue is the capacity of the hop's queue of streams to prime early;
+// a stream that finds it full is primed at its first chunk instead.
+const primeQueue = 16
+
+// primeEarly asks the codec goroutine to prime s (an in-context clone just
+// admitted) now, while the step loop prefills it and generates its first
+// chunk, rather than at that chunk: the priming then overlaps the prefill
+// instead of adding to the TTFA after it. It never blocks; inline engines
+// (no codec goroutine), streams following another (their state is
+// adopted, seam.go) and a full queue leave the priming to the first chunk.
+func (h *hop) primeEarly(s *Stream) {
+	if h.stage == nil || h.inline || !s.req.Clone.InContext() || s.req.Follows != nil {
+		return
+	}
+	select {
+	case h.prime <- s:
+	default:
+	}
+}
+
+// primeEarly gives s, on the codec goroutine, its decoder state primed
+// with the reference frames, unless its first chunk came first (it has a
+// state, or its state was already released) or it ended.
+func (st *codecStage) primeEarly(s *Stream, now func() float64) {
+	if s.dec != nil || s.codecEnded || s.isCancelled() || s.decErr != nil {
+		return
+	}
+	d, err := st.m.NewStream()
+	if err != nil {
+		s.setDecErr(fmt.Errorf("core: request %q: codec stream: %w", s.req.ID, err))
+		return
+	}
+	s.dec = d
+	st.live.Add(1)
+	if err := st.prime(s, now); err != nil {
+		s.setDecErr(err)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/omni-tts/omni/codec"
 	"github.com/omni-tts/omni/simd"
@@ -16,7 +17,8 @@ import (
 // path) after cutting the first R·SamplesPerFrame samples; with
 // ClonePrefixFrames K, the same with only the last K reference frames in
 // front. The generated frames decoded from a fresh state differ (the test
-// can tell the prefix).
+// can tell the prefix). The priming starts at admission: the decoder state
+// exists during the first talker decode, before any chunk is cut.
 func TestClonePrefixCut(t *testing.T) {
 	for _, K := range []int{0, 9} {
 		t.Run(fmt.Sprintf("ClonePrefixFrames=%d", K), func(t *testing.T) { testClonePrefixCut(t, K) })
@@ -38,6 +40,16 @@ func testClonePrefixCut(t *testing.T, K int) {
 	e, err := New(Config{Model: m, IDs: ids, Codec: cm, ClonePrefixFrames: K})
 	if err != nil {
 		t.Fatal(err)
+	}
+	early, decodes := false, 0
+	m.onStep = func() { // on the step goroutine, inside the talker decode
+		if decodes++; decodes > 1 {
+			return
+		}
+		for i := 0; i < 5000 && !early; i++ {
+			early = e.hop.stage.live.Load() == 1
+			time.Sleep(time.Millisecond)
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -67,6 +79,9 @@ func testClonePrefixCut(t *testing.T, K int) {
 	}
 	if end := s.End(); end.Reason != EndEOS {
 		t.Fatalf("stream ended %v (%v), want EOS", end.Reason, end.Err)
+	}
+	if !early {
+		t.Error("no decoder state during the first talker decode: the reference was not primed at admission")
 	}
 	gen := s.Codes()
 	if len(gen) == 0 || len(pcm) != len(gen)*spf {

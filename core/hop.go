@@ -23,6 +23,7 @@ type ChunkSink interface {
 // decodes the chunks of several streams in one batch.
 type hop struct {
 	q      chan *Chunk
+	prime  chan *Stream // in-context clones to prime before their first chunk (clone_prefix.go)
 	sink   ChunkSink
 	stage  *codecStage // nil: codes only
 	now    func() time.Duration
@@ -41,6 +42,7 @@ type hop struct {
 func newHop(depth int, sink ChunkSink, now func() time.Duration, rec *stats.Recorder) *hop {
 	return &hop{
 		q:            make(chan *Chunk, depth),
+		prime:        make(chan *Stream, primeQueue),
 		sink:         sink,
 		now:          now,
 		enqueueToPut: rec.Counter("hop.enqueue_to_put_ms"),
@@ -82,6 +84,9 @@ func (h *hop) run() {
 		ok := true
 		select {
 		case c, ok = <-h.q:
+		case s := <-h.prime:
+			h.stage.primeEarly(s, func() float64 { return ms(h.now()) })
+			continue
 		case <-resume:
 		}
 		if !ok {

@@ -141,6 +141,7 @@ func (e *Engine) schedule(now time.Duration) []*Stream {
 		s.reserved = s.kvBytes
 		s.mark(&s.tl.Admitted, now)
 		s.admit()
+		e.hop.primeEarly(s)
 		admit = append(admit, s)
 		if force {
 			// After the hold, one request only.
