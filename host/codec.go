@@ -89,6 +89,7 @@ func (f ModelFiles) openCodec(b codec.Backend, precision string) (*codec.Model, 
 // on narrow layers (decoder_dim 512: every vocoder width a multiple of 32,
 // as int8 needs), cheap enough for tests.
 func SynthCodecConfig(size string) codec.Config {
+	size, _ = predictor.SynthBaseSize(size) // a Base model has its size's codec
 	switch size {
 	case "0.6b", "1.7b", "real":
 		return codec.RealConfig()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/omni-tts/omni/codec"
 	"github.com/omni-tts/omni/hub"
+	"github.com/omni-tts/omni/predictor"
 )
 
 // OpenCodecEncoder opens the codec encoder (24 kHz samples to codes) of
@@ -61,6 +62,7 @@ func OpenCodecEncoder(spec string, b codec.Backend, precision string) (*codec.En
 // codebook, the synthetic talker's codes) on narrow layers, cheap enough
 // for tests.
 func SynthEncoderConfig(size string) codec.EncoderConfig {
+	size, _ = predictor.SynthBaseSize(size) // a Base model has its size's codec
 	switch size {
 	case "0.6b", "1.7b", "real":
 		return codec.RealEncoderConfig()

@@ -3,6 +3,8 @@ package predictor
 import (
 	"fmt"
 	"sort"
+
+	"github.com/omni-tts/omni/speaker"
 )
 
 // DecoderConfig is the geometry of one Qwen3 decoder stack (the talker or the
@@ -132,6 +134,11 @@ type Config struct {
 	SpeakerIDs      map[string]int    // spk_id: preset speaker → talker id (CustomVoice)
 	SpeakerDialects map[string]string // spk_is_dialect: speaker → dialect (speakers with false omitted)
 
+	// SpeakerEncoder is speaker_encoder_config (Base models: the geometry
+	// of the speaker_encoder.* tensors, enc_dim the talker's hidden size);
+	// nil when config.json has none.
+	SpeakerEncoder *speaker.Config
+
 	Generation GenerationConfig
 }
 
@@ -189,6 +196,14 @@ func (c *Config) Validate() error {
 			if v := t.m[name]; v < 0 || v >= c.TalkerVocab {
 				return errorf(ErrConfig, "talker_config.%s.%s %d outside the talker vocabulary [0, %d)", t.key, name, v, c.TalkerVocab)
 			}
+		}
+	}
+	if e := c.SpeakerEncoder; e != nil {
+		if err := e.Validate(); err != nil {
+			return errorf(ErrConfig, "speaker_encoder_config: %v", err)
+		}
+		if e.EncDim != c.Talker.Hidden {
+			return errorf(ErrConfig, "speaker_encoder_config.enc_dim %d differs from talker_config.hidden_size %d (the x-vector is a talker row)", e.EncDim, c.Talker.Hidden)
 		}
 	}
 	if err := c.Generation.Validate(); err != nil {

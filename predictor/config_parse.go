@@ -1,5 +1,7 @@
 package predictor
 
+import "github.com/omni-tts/omni/speaker"
+
 // ParseConfig parses a checkpoint's config.json and generation_config.json
 // (generationJSON may be nil: the reference's fallbacks apply, as they do for
 // each key the file lacks) and validates the result. Errors name the file and
@@ -67,6 +69,13 @@ func ParseConfig(configJSON, generationJSON []byte) (*Config, error) {
 	}
 	if groups != c.CodeGroups {
 		return nil, errorf(ErrConfig, "%s: talker_config.code_predictor_config.num_code_groups %d differs from talker_config.num_code_groups %d", file, groups, c.CodeGroups)
+	}
+	if top.has("speaker_encoder_config") {
+		sc, err := speaker.ParseCheckpointConfig(configJSON)
+		if err != nil {
+			return nil, errorf(ErrConfig, "%s: %v", file, err)
+		}
+		c.SpeakerEncoder = &sc
 	}
 	if c.Generation, err = parseGeneration(generationJSON); err != nil {
 		return nil, err

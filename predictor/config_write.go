@@ -1,6 +1,11 @@
 package predictor
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"reflect"
+
+	"github.com/omni-tts/omni/speaker"
+)
 
 // EncodeConfig renders c as a checkpoint's config.json and
 // generation_config.json, with the key names of the Hugging Face Qwen3-TTS
@@ -54,6 +59,14 @@ func EncodeConfig(c *Config) (configJSON, generationJSON []byte, err error) {
 		"im_start_token_id": c.ImStart, "im_end_token_id": c.ImEnd, "assistant_token_id": c.Assistant,
 		"tts_pad_token_id": c.TTSPad, "tts_bos_token_id": c.TTSBos, "tts_eos_token_id": c.TTSEos,
 		"talker_config": tk,
+	}
+	if e := c.SpeakerEncoder; e != nil {
+		if reflect.DeepEqual(*e, speaker.DefaultConfig(e.EncDim)) {
+			// as the released Base checkpoints write it: the rest are the class defaults
+			top["speaker_encoder_config"] = map[string]any{"enc_dim": e.EncDim, "sample_rate": e.SampleRate}
+		} else {
+			top["speaker_encoder_config"] = e
+		}
 	}
 	if configJSON, err = json.MarshalIndent(top, "", "  "); err != nil {
 		return nil, nil, err

@@ -2,12 +2,15 @@ package predictor
 
 import (
 	"fmt"
-	"github.com/omni-tts/omni/safetensors"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/omni-tts/omni/safetensors"
+	"github.com/omni-tts/omni/speaker"
 )
 
 // Synthetic weight scales, chosen so activations stay finite through every
@@ -48,7 +51,11 @@ type synthSource struct {
 	outliers bool
 	tensors  []safetensors.TensorInfo
 	specs    map[string]*synthSpec
-	closed   atomic.Bool
+	// spk holds the speaker_encoder.* tensors of a Base model, whose values
+	// are speaker.SynthTensor's for the seed (what speaker.NewSynthetic
+	// builds), so a written checkpoint's encoder is the synthetic one.
+	spk    map[string]speaker.Tensor
+	closed atomic.Bool
 }
 
 // synthSpec says how one tensor's values are generated.
@@ -85,7 +92,33 @@ func NewSynth(size string, outliers bool, seed uint64) (Source, error) {
 		s.tensors = append(s.tensors, t)
 		s.specs[t.Name] = s.spec(t, channels)
 	}
+	if cfg.SpeakerEncoder != nil {
+		s.spk = map[string]speaker.Tensor{}
+		for _, t := range speaker.ExpectedTensors(cfg.SpeakerEncoder) {
+			n := int64(t.Elems())
+			s.tensors = append(s.tensors, safetensors.TensorInfo{Name: t.Name, DType: safetensors.F32, Shape: slices.Clone(t.Shape), Size: 4 * n})
+			s.spk[t.Name] = t
+		}
+		slices.SortFunc(s.tensors, func(a, b safetensors.TensorInfo) int { return strings.Compare(a.Name, b.Name) })
+	}
 	return s, nil
+}
+
+// readSpeaker fills dst with elements i0 .. i0+len(dst)-1 of speaker
+// encoder tensor t (generated whole: the largest is 3 M values, and only
+// loading and writing read them).
+func (s *synthSource) readSpeaker(t speaker.Tensor, i0 int64, dst []float32) {
+	v := speaker.SynthTensor(t, s.seed)
+	copy(dst, v[i0:])
+}
+
+// speakerInfo returns the TensorInfo of speaker tensor name.
+func (s *synthSource) speakerInfo(name string) (speaker.Tensor, safetensors.TensorInfo, bool) {
+	t, ok := s.spk[name]
+	if !ok {
+		return t, safetensors.TensorInfo{}, false
+	}
+	return t, safetensors.TensorInfo{Name: name, DType: safetensors.F32, Shape: t.Shape, Size: 4 * int64(t.Elems())}, true
 }
 
 // outlierChannels picks synthOutliers distinct channels of a stack.
@@ -187,6 +220,14 @@ func (s *synthSource) String() string {
 
 // ReadF32 implements Source.
 func (s *synthSource) ReadF32(name string, dst []float32) error {
+	if st, info, ok := s.speakerInfo(name); ok && !s.closed.Load() {
+		if int64(len(dst)) != info.Elems() {
+			return &safetensors.TensorError{File: s.String(), Name: name, Index: -1,
+				Err: fmt.Errorf("%w: shape %v has %d elements, destination holds %d", ErrShape, info.Shape, info.Elems(), len(dst))}
+		}
+		s.readSpeaker(st, 0, dst)
+		return nil
+	}
 	t, sp, err := s.lookup(name)
 	if err != nil {
 		return err
@@ -223,6 +264,14 @@ func (sp *synthSpec) fillParallel(dst []float32) {
 
 // ReadRowsF32 implements Source.
 func (s *synthSource) ReadRowsF32(name string, row0, n int, dst []float32) error {
+	if st, info, ok := s.speakerInfo(name); ok && !s.closed.Load() {
+		cols, err := safetensors.RowSpan(info, row0, n, len(dst))
+		if err != nil {
+			return &safetensors.TensorError{File: s.String(), Name: name, Index: -1, Err: err}
+		}
+		s.readSpeaker(st, int64(row0)*cols, dst)
+		return nil
+	}
 	t, sp, err := s.lookup(name)
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 // modelSynthCmd writes a synthetic model as a Hugging Face checkpoint.
 type modelSynthCmd struct {
 	Size     string `help:"Model size: ${enum}." enum:"tiny,tiny-wide,0.6b,1.7b" required:""`
+	Variant  string `help:"Model variant: ${enum} (base: the voice-cloning model, with a speaker encoder and no speaker table; not for tiny-wide) (${default})." enum:"custom-voice,base" default:"custom-voice"`
 	Outliers bool   `help:"Give 6 hidden channels RMSNorm gains of 20-60 (trained-LLM outlier channels)."`
 	Seed     uint64 `help:"Seed of the weights." default:"1"`
 	Out      string `help:"Directory to write (config.json, generation_config.json, model.safetensors)." required:"" type:"path"`
@@ -22,7 +23,11 @@ type modelSynthCmd struct {
 
 // Run implements "omni model synth".
 func (c *modelSynthCmd) Run(g *Globals, _ context.Context) error {
-	src, err := predictor.NewSynth(c.Size, c.Outliers, c.Seed)
+	size := c.Size
+	if c.Variant == "base" {
+		size += predictor.BaseSuffix
+	}
+	src, err := predictor.NewSynth(size, c.Outliers, c.Seed)
 	if err != nil {
 		return err
 	}
@@ -32,7 +37,7 @@ func (c *modelSynthCmd) Run(g *Globals, _ context.Context) error {
 		n++
 		bytes += 2 * t.Elems()
 	}
-	fmt.Fprintf(g.Stderr, "writing %d tensors (%.2f GB bf16) to %s\n", n, float64(bytes)/1e9, c.Out)
+	fmt.Fprintf(g.Stderr, "writing %d tensors of synth:%s (%.2f GB bf16) to %s\n", n, size, float64(bytes)/1e9, c.Out)
 	start := time.Now()
 	if err := predictor.WriteHF(src, c.Out); err != nil {
 		return err
