@@ -10,7 +10,7 @@ package portable
 // Packages returns the portable packages, module-relative and sorted (each
 // with its subpackages).
 func Packages() []string {
-	return []string{"audio", "codec", "core", "predictor", "safetensors", "sampler", "sched", "speaker", "stats", "testvectors", "text", "wasm", "wcache"}
+	return []string{"audio", "codec", "core", "predictor", "safetensors", "sampler", "sched", "speaker", "stats", "testvectors", "text", "voice", "wasm", "wcache"}
 }
 
 // Banned lists what no portable package may depend on (directly or
