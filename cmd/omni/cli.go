@@ -57,6 +57,7 @@ type CLI struct {
 	Loadtest    loadtestCmd    `cmd:"" help:"Open many speech streams against a server; report TTFA, RTF, 429s and lost audio."`
 	Decode      decodeCmd      `cmd:"" help:"Decode codec frames (the JSON omni run writes) to a 16-bit PCM WAV."`
 	Cache       cacheCmd       `cmd:"" help:"The prepared-weights cache: ls, rm, prune."`
+	Voice       voiceCmd       `cmd:"" help:"The voice library for cloning on Base models: add (from a reference clip), ls, rm."`
 }
 
 // exitCoder lets a command choose the process exit status (conformance

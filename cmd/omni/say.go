@@ -15,6 +15,7 @@ import (
 	"github.com/omni-tts/omni/core"
 	"github.com/omni-tts/omni/host"
 	"github.com/omni-tts/omni/stats"
+	"github.com/omni-tts/omni/voice"
 )
 
 // sayCmd is "omni say": text to audio, written as it is made (a WAV a
@@ -28,6 +29,7 @@ type sayCmd struct {
 	engineFlags
 	requestFlags
 	longFlags
+	cloneFlags
 	Text      string `arg:"" optional:"" help:"The text to speak (\"-\" = read it from stdin)."`
 	Out       string `short:"o" required:"" help:"Output file (\"-\" = stdout); written as NAME.partial, renamed to NAME when whole."`
 	Format    string `help:"Output format, 24 kHz mono: wav (16-bit PCM WAV), pcm (raw s16le), mp3, flac (every format serve writes) or f32 (raw float32 LE); default: from the -o extension (.wav .pcm .mp3 .flac .f32), else wav."`
@@ -142,12 +144,26 @@ func (c *sayCmd) Run(g *Globals, ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := c.cloneFlags.check(); err != nil {
+		return err
+	}
 	text, err := c.text(g)
 	if err != nil {
 		return err
 	}
 	if c.TextFile != "" || c.Text == "-" {
+		if c.cloning() {
+			return usageErrorf("say: --voice and --ref-audio take a text argument; a long text (--text-file, stdin) is not cloned yet")
+		}
 		return c.runLong(g, ctx, logf, text, format)
+	}
+	var cloned *voice.Voice
+	if c.cloning() {
+		t0 := time.Now()
+		if cloned, err = c.cloneFlags.prepared(c.Model, g.kernelThreads()); err != nil {
+			return err
+		}
+		logf("voice %s: %s, %.2f s reference (%.0f ms)", cloned.Name, voiceMode(cloned), cloned.RefSeconds, float64(time.Since(t0).Microseconds())/1e3)
 	}
 	mode := host.Native
 	if c.Wasm {
@@ -161,7 +177,7 @@ func (c *sayCmd) Run(g *Globals, ctx context.Context) error {
 	defer e.Close()
 
 	t0 := time.Now()
-	req, err := e.Request(c.textInput(text))
+	req, err := e.Request(c.sayInput(text, cloned))
 	if err != nil {
 		return err
 	}
