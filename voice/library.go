@@ -33,7 +33,9 @@ func DefaultDir() (string, error) {
 
 // Library is a directory of voice files, NAME.voice each. Writes are
 // atomic (a temporary file renamed into place), so a reader never sees a
-// half-written voice; the directory is created on the first Add.
+// half-written voice; the directory is created on the first Add. A voice
+// is a likeness of a person: the directory is made private (0700) and the
+// files are written private (0600) to their user.
 type Library struct {
 	dir string
 }
@@ -72,7 +74,7 @@ func (l *Library) Add(v *Voice, replace bool) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(l.dir, 0o755); err != nil {
+	if err := os.MkdirAll(l.dir, 0o700); err != nil {
 		return fmt.Errorf("voice: library %s: %w", l.dir, err)
 	}
 	tmp, err := os.CreateTemp(l.dir, "."+v.Name+".tmp*")

@@ -40,7 +40,7 @@ var (
 	// ErrExists is wrapped when Add would replace a voice unasked.
 	ErrExists = errors.New("voice: voice exists")
 	// ErrModel is wrapped when a voice was prepared for another model.
-	ErrModel = errors.New("voice: voice prepared for another model")
+	ErrModel = errors.New("voice: wrong model")
 )
 
 // Model identifies the model a voice was prepared for: its x-vector is a

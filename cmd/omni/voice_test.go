@@ -121,3 +121,50 @@ func TestVoiceAddThenSay(t *testing.T) {
 		t.Errorf("second rm: %s", msg)
 	}
 }
+
+// TestVoiceOnBaseCheckpointDir writes synth:tiny-base as a checkpoint
+// (omni model synth --variant base), checks its config.json says what a
+// released Base config says (tts_model_type base, a speaker_encoder_config,
+// no spk_id entries) and clones a voice on the directory: voice add, then
+// say --voice; a voice of the synth: spec is refused there by name (other
+// weights: the bf16 copy).
+func TestVoiceOnBaseCheckpointDir(t *testing.T) {
+	dir := t.TempDir()
+	model, lib, clip := filepath.Join(dir, "tb"), filepath.Join(dir, "voices"), filepath.Join(dir, "clip.wav")
+	writeClip(t, clip, 24000, 0.5, 180)
+	cli := func(wantCode int, args ...string) string {
+		t.Helper()
+		var out, errb bytes.Buffer
+		if code := run(args, &out, &errb); code != wantCode {
+			t.Fatalf("omni %s: exit %d, want %d: %s", strings.Join(args, " "), code, wantCode, errb.String())
+		}
+		return out.String() + errb.String()
+	}
+	cli(0, "model", "synth", "--size", "tiny", "--variant", "base", "--out", model)
+	cfg, err := os.ReadFile(filepath.Join(model, "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"tts_model_type": "base"`, `"speaker_encoder_config": {`, `"enc_dim": 64`, `"spk_id": {}`} {
+		if !bytes.Contains(cfg, []byte(want)) {
+			t.Errorf("config.json lacks %s", want)
+		}
+	}
+	if msg := cli(exitError, "model", "synth", "--size", "tiny-wide", "--variant", "base", "--out", filepath.Join(dir, "tw")); !strings.Contains(msg, "tiny-wide-base") {
+		t.Errorf("tiny-wide base: %s", msg)
+	}
+	cli(0, "voice", "add", "d", clip, "--model", model, "--voice-dir", lib, "--ref-text", "Hi.")
+	cli(0, "voice", "add", "s", clip, "--model", "synth:tiny-base", "--voice-dir", lib, "--ref-text", "Hi.")
+	out := filepath.Join(dir, "d.wav")
+	cli(0, "say", "Good morning.", "--model", model, "--voice-dir", lib, "--voice", "d", "--max-frames", "6", "--min-frames", "6", "-q", "-o", out)
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := wavSizes(t, b); n != 6*1920 {
+		t.Errorf("%d samples, want 6 frames × 1920", n)
+	}
+	if msg := cli(exitError, "say", "Hi.", "--model", model, "--voice-dir", lib, "--voice", "s", "-o", filepath.Join(dir, "s.wav")); !strings.Contains(msg, `voice "s" was prepared for synth:tiny-base`) {
+		t.Errorf("synth voice on the directory: %s", msg)
+	}
+}
