@@ -79,6 +79,11 @@ func TestVoiceAddThenSay(t *testing.T) {
 	if !bytes.Equal(lib1, ref1) {
 		t.Error("say --voice me differs from say --ref-audio with the same clip and seeds")
 	}
+	// the WASI guest builds the same request and speaks the same bytes
+	// (needs a guest.wasm built from this tree: go generate ./host/...)
+	if wasm := say("wasm.wav", "--voice", "me", "--wasm"); !bytes.Equal(wasm, lib1) {
+		t.Error("say --voice me --wasm differs from the native engine")
+	}
 	libX := say("libx.wav", "--voice", "mex")
 	refX := say("refx.wav", "--ref-audio", clip, "--x-vector-only")
 	if !bytes.Equal(libX, refX) {
