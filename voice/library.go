@@ -101,13 +101,22 @@ func (l *Library) Add(v *Voice, replace bool) error {
 	}
 	// a hard link fails when the name exists: no window where two adds of
 	// one name both succeed
-	if err := os.Link(tmp.Name(), path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("%w: %q in %s (remove it first, or replace it)", ErrExists, v.Name, l.dir)
-		}
-		return fmt.Errorf("voice: add %q: %w", v.Name, err)
+	err = os.Link(tmp.Name(), path)
+	if err == nil {
+		return nil
 	}
-	return nil
+	exists := errors.Is(err, fs.ErrExist)
+	if !exists { // a file system without hard links: check, then rename
+		_, serr := os.Lstat(path)
+		exists = serr == nil
+		if !exists {
+			if err := os.Rename(tmp.Name(), path); err != nil {
+				return fmt.Errorf("voice: add %q: %w", v.Name, err)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %q in %s (remove it first, or replace it)", ErrExists, v.Name, l.dir)
 }
 
 // Get loads voice name, checked as Decode checks it; a file that holds
