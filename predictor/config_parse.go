@@ -70,7 +70,9 @@ func ParseConfig(configJSON, generationJSON []byte) (*Config, error) {
 	if groups != c.CodeGroups {
 		return nil, errorf(ErrConfig, "%s: talker_config.code_predictor_config.num_code_groups %d differs from talker_config.num_code_groups %d", file, groups, c.CodeGroups)
 	}
-	if top.has("speaker_encoder_config") {
+	// only a Base model's speaker encoder is used; a serialised default in
+	// another kind's config.json is ignored rather than checked
+	if top.has("speaker_encoder_config") && (c.ModelKind == "base" || c.ModelKind == "") {
 		sc, err := speaker.ParseCheckpointConfig(configJSON)
 		if err != nil {
 			return nil, errorf(ErrConfig, "%s: %v", file, err)

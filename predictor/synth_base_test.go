@@ -146,3 +146,33 @@ func abs32(x float32) float32 {
 	}
 	return x
 }
+
+// TestParseConfigSpeakerEncoder reads speaker_encoder_config on a Base
+// config, ignores it on a CustomVoice one (where a serialised default
+// would be harmless), and refuses an enc_dim other than the talker's
+// hidden size.
+func TestParseConfigSpeakerEncoder(t *testing.T) {
+	c, _ := SynthConfig("tiny")
+	cj, gj, err := EncodeConfig(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withSpk := func(kind, spk string) []byte {
+		s := strings.Replace(string(cj), `"tts_model_type": "custom_voice"`, `"tts_model_type": "`+kind+`", "speaker_encoder_config": `+spk, 1)
+		return []byte(s)
+	}
+	got, err := ParseConfig(withSpk("base", `{"enc_dim": 64, "sample_rate": 24000}`), gj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.SpeakerEncoder == nil || got.SpeakerEncoder.EncDim != 64 || got.SpeakerEncoder.Channels[4] != 1536 {
+		t.Errorf("base: speaker encoder %+v, want the defaults with enc_dim 64", got.SpeakerEncoder)
+	}
+	got, err = ParseConfig(withSpk("custom_voice", `{"enc_dim": 1024, "sample_rate": 24000}`), gj)
+	if err != nil || got.SpeakerEncoder != nil {
+		t.Errorf("custom_voice with a speaker_encoder_config: %v, %+v", err, got)
+	}
+	if _, err := ParseConfig(withSpk("base", `{"enc_dim": 1024, "sample_rate": 24000}`), gj); err == nil || !strings.Contains(err.Error(), "enc_dim 1024 differs from talker_config.hidden_size 64") {
+		t.Errorf("enc_dim 1024 on a 64-wide talker: %v", err)
+	}
+}
