@@ -18,7 +18,8 @@ const primeFrames = 25
 // first chunk when that comes first. A stream following another
 // (seam.go) adopts a primed state and is not primed again. With
 // Config.ClonePrefixFrames = K > 0 only the last K reference frames are
-// decoded.
+// decoded. The primed state is kept (clone_primed.go): the next stream with
+// the same reference copies it and decodes nothing.
 func (st *codecStage) prime(s *Stream, now func() float64) error {
 	c := s.req.Clone
 	if !c.InContext() {
@@ -30,6 +31,16 @@ func (st *codecStage) prime(s *Stream, now func() float64) error {
 		first = max(0, R-st.primeMax)
 	}
 	t0 := now()
+	key := keyOf(c.RefCodes[first*Codebooks:])
+	hit, err := st.primed.take(key, s.dec)
+	if err != nil {
+		return fmt.Errorf("core: request %q: copying a primed reference state: %w", s.req.ID, err)
+	}
+	if hit {
+		st.primeHits.Add(1)
+		st.primeMS.Add(now() - t0)
+		return nil
+	}
 	for f := first; f < R; f += primeFrames {
 		n := min(primeFrames, R-f)
 		if cap(st.primeCodes) < n {
@@ -43,6 +54,9 @@ func (st *codecStage) prime(s *Stream, now func() float64) error {
 		if err := s.dec.Decode(codes, st.primePCM[:n*st.spf]); err != nil {
 			return fmt.Errorf("core: request %q: decoding reference frames %d..%d: %w", s.req.ID, f, f+n-1, err)
 		}
+	}
+	if err := st.primed.keep(st.m, key, s.dec); err != nil {
+		return fmt.Errorf("core: request %q: keeping the primed reference state: %w", s.req.ID, err)
 	}
 	st.primeMS.Add(now() - t0)
 	return nil

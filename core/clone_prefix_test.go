@@ -9,6 +9,7 @@ import (
 
 	"github.com/omni-tts/omni/codec"
 	"github.com/omni-tts/omni/simd"
+	"github.com/omni-tts/omni/stats"
 )
 
 // TestClonePrefixCut: an in-context clone stream delivers exactly what
@@ -37,7 +38,12 @@ func testClonePrefixCut(t *testing.T, K int) {
 	m.eosAfter = 40
 	ids := tinyIDs()
 	ids.ModelKind = "base"
-	e, err := New(Config{Model: m, IDs: ids, Codec: cm, ClonePrefixFrames: K})
+	rec, err := stats.New(stats.Config{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rec.Close() })
+	e, err := New(Config{Model: m, IDs: ids, Codec: cm, ClonePrefixFrames: K, Stats: rec})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,72 +71,81 @@ func testClonePrefixCut(t *testing.T, K int) {
 	for i := range ref {
 		ref[i] = int32(i*5+i/Codebooks) % int32(ids.CodebookSize)
 	}
-	r := seeded("clone", []int32{1, 2, 3}, 7, 0)
-	r.Clone = &Clone{XVector: []float32{0.25, -1, 2, 0.5}, RefCodes: ref, RefTextIDs: []int32{9, 10}}
-	s, err := e.Submit(context.Background(), r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pcm []float32
-	for _, ev := range events(t, s) {
-		if ev.Kind == EventChunk {
-			pcm = append(pcm, ev.Chunk.PCM...)
+	// The second pass has the same reference: its stream copies the state
+	// the first one primed (clone_primed.go) and decodes no reference frame,
+	// and must deliver the same reference-defined samples.
+	for pass := 0; pass < 2; pass++ {
+		r := seeded("clone", []int32{1, 2, 3}, 7, 0)
+		r.Clone = &Clone{XVector: []float32{0.25, -1, 2, 0.5}, RefCodes: ref, RefTextIDs: []int32{9, 10}}
+		s, err := e.Submit(context.Background(), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pcm []float32
+		for _, ev := range events(t, s) {
+			if ev.Kind == EventChunk {
+				pcm = append(pcm, ev.Chunk.PCM...)
+			}
+		}
+		if end := s.End(); end.Reason != EndEOS {
+			t.Fatalf("stream ended %v (%v), want EOS", end.Reason, end.Err)
+		}
+		if pass == 0 && !early {
+			t.Error("no decoder state during the first talker decode: the reference was not primed at admission")
+		}
+		gen := s.Codes()
+		if len(gen) == 0 || len(pcm) != len(gen)*spf {
+			t.Fatalf("%d frames, %d samples delivered, want %d", len(gen), len(pcm), len(gen)*spf)
+		}
+		first := 0
+		if K > 0 {
+			first = R - K
+		}
+		var all [][Codebooks]int32
+		for f := first; f < R; f++ {
+			var fr [Codebooks]int32
+			copy(fr[:], ref[f*Codebooks:])
+			all = append(all, fr)
+		}
+		P := len(all)
+		all = append(all, gen...)
+		one, err := cm.NewStream()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer one.Close()
+		wav := make([]float32, len(all)*spf)
+		if err := one.Decode(all, wav); err != nil {
+			t.Fatal(err)
+		}
+		cut := int(float64(P) / float64(len(all)) * float64(len(wav))) // upstream's cut
+		if cut != P*spf {
+			t.Fatalf("upstream's cut %d samples, want %d·spf = %d", cut, P, P*spf)
+		}
+		want := wav[cut:]
+		for i := range want {
+			if pcm[i] != want[i] {
+				t.Fatalf("sample %d (frame %d) = %g, the one-call decode of %d reference frames ‖ generated, cut, gives %g", i, i/spf, pcm[i], P, want[i])
+			}
+		}
+		fresh, err := cm.NewStream()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fresh.Close()
+		alone := make([]float32, len(gen)*spf)
+		if err := fresh.Decode(gen, alone); err != nil {
+			t.Fatal(err)
+		}
+		if slices.Equal(alone, pcm) {
+			t.Error("the generated frames decoded from a fresh state give the same samples: the test cannot tell the prefix")
+		}
+		waitDecoders(t, e)
+		hits := rec.Counter("codec.ref_prefix_hits").Summary().Count
+		if hits != int64(pass) {
+			t.Fatalf("pass %d: %d primed states copied, want %d", pass, hits, pass)
 		}
 	}
-	if end := s.End(); end.Reason != EndEOS {
-		t.Fatalf("stream ended %v (%v), want EOS", end.Reason, end.Err)
-	}
-	if !early {
-		t.Error("no decoder state during the first talker decode: the reference was not primed at admission")
-	}
-	gen := s.Codes()
-	if len(gen) == 0 || len(pcm) != len(gen)*spf {
-		t.Fatalf("%d frames, %d samples delivered, want %d", len(gen), len(pcm), len(gen)*spf)
-	}
-	first := 0
-	if K > 0 {
-		first = R - K
-	}
-	var all [][Codebooks]int32
-	for f := first; f < R; f++ {
-		var fr [Codebooks]int32
-		copy(fr[:], ref[f*Codebooks:])
-		all = append(all, fr)
-	}
-	P := len(all)
-	all = append(all, gen...)
-	one, err := cm.NewStream()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer one.Close()
-	wav := make([]float32, len(all)*spf)
-	if err := one.Decode(all, wav); err != nil {
-		t.Fatal(err)
-	}
-	cut := int(float64(P) / float64(len(all)) * float64(len(wav))) // upstream's cut
-	if cut != P*spf {
-		t.Fatalf("upstream's cut %d samples, want %d·spf = %d", cut, P, P*spf)
-	}
-	want := wav[cut:]
-	for i := range want {
-		if pcm[i] != want[i] {
-			t.Fatalf("sample %d (frame %d) = %g, the one-call decode of %d reference frames ‖ generated, cut, gives %g", i, i/spf, pcm[i], P, want[i])
-		}
-	}
-	fresh, err := cm.NewStream()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fresh.Close()
-	alone := make([]float32, len(gen)*spf)
-	if err := fresh.Decode(gen, alone); err != nil {
-		t.Fatal(err)
-	}
-	if slices.Equal(alone, pcm) {
-		t.Error("the generated frames decoded from a fresh state give the same samples: the test cannot tell the prefix")
-	}
-	waitDecoders(t, e)
 }
 
 // BenchmarkClonePrime measures the TTFA cost of an in-context clone: the

@@ -43,15 +43,16 @@ type codecStage struct {
 	primeMax   int                // most reference frames primed, 0 = all (Config.ClonePrefixFrames)
 	primeCodes [][Codebooks]int32 // prime's scratch (clone_prefix.go)
 	primePCM   []float32
+	primed     primedCache // primed states kept for the next stream with the same reference
 
-	decodeMS, callMS, primeMS *stats.Counter
+	decodeMS, callMS, primeMS, primeHits *stats.Counter
 }
 
 // newCodecStage returns the stage for m; maxUnreadMS < 0 means no bound.
 func newCodecStage(m *codec.Model, maxUnreadMS float64, rec *stats.Recorder) *codecStage {
 	st := &codecStage{m: m, spf: m.SamplesPerFrame(), resume: make(chan struct{}, 1),
 		decodeMS: rec.Counter("codec.decode_ms"), callMS: rec.Counter("codec.call_ms"),
-		primeMS: rec.Counter("codec.ref_prefix_ms")}
+		primeMS: rec.Counter("codec.ref_prefix_ms"), primeHits: rec.Counter("codec.ref_prefix_hits")}
 	if maxUnreadMS >= 0 {
 		st.maxUnread = max(1, int(maxUnreadMS/FrameMS)) * st.spf
 	}
@@ -98,6 +99,9 @@ func (st *codecStage) process(batch []*Chunk, ready []*Chunk, force bool, now fu
 		ready = append(ready, c)
 	}
 	st.freeKept(force)
+	if force {
+		st.primed.close()
+	}
 	if force && len(st.parked) > 0 {
 		for _, c := range st.parked {
 			c.Stream.parked--

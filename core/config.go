@@ -73,6 +73,12 @@ type Config struct {
 	// (upstream itself decodes past 300 frames in chunks with 25 frames of
 	// left context).
 	ClonePrefixFrames int
+	// PrimedStates is how many primed reference states the codec stage
+	// keeps (clone_primed.go), so that the next in-context clone with the
+	// same reference copies its decoder state instead of decoding the
+	// reference again (native backends; 0 means DefaultPrimedStates, a
+	// negative value keeps none).
+	PrimedStates int
 
 	// Seed seeds the generator of random rows without their own seed.
 	Seed int64
@@ -154,6 +160,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.HopDepth == 0 {
 		c.HopDepth = 4
+	}
+	if c.PrimedStates == 0 {
+		c.PrimedStates = DefaultPrimedStates
 	}
 	if c.ClonePrefixFrames < 0 {
 		return c, fmt.Errorf("core: clone prefix frames %d must not be negative", c.ClonePrefixFrames)

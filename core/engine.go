@@ -135,6 +135,7 @@ func New(cfg Config) (*Engine, error) {
 		}
 		e.hop.stage = newCodecStage(cfg.Codec, bound, r)
 		e.hop.stage.primeMax = cfg.ClonePrefixFrames
+		e.hop.stage.primed.max = cfg.PrimedStates
 	}
 	if !cfg.Inline {
 		go e.hop.run()
