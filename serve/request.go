@@ -38,7 +38,10 @@ type speechParams struct {
 	Model        string
 	Format       string // wav, pcm, mp3
 	StreamFormat string // audio, sse
-	Req          SpeechRequest
+	// Speed is the playback speed (1 unless the request set "speed"):
+	// serve stretches the engine's audio by it (serve/speed.go).
+	Speed float64
+	Req   SpeechRequest
 }
 
 // requestLimits are the checks that depend on the server's configuration and
@@ -131,10 +134,8 @@ func decodeSpeech(body []byte, lim requestLimits) (speechParams, error) {
 		return p, &FieldError{Field: "response_format", Msg: fmt.Sprintf("unknown format %q (supported: wav, pcm, mp3, flac)", p.Format)}
 	}
 
-	if speed, ok, err := optNumber(raw, "speed"); err != nil {
+	if p.Speed, err = decodeSpeed(raw); err != nil {
 		return p, err
-	} else if ok && speed != 1 {
-		return p, &FieldError{Field: "speed", Msg: fmt.Sprintf("%g: only 1.0 is supported", speed)}
 	}
 
 	if p.StreamFormat, err = optString(raw, "stream_format"); err != nil {

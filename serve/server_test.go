@@ -343,7 +343,8 @@ func TestSpeechErrors(t *testing.T) {
 		{`{"input":"x","response_format":"opus"}`, 400, "response_format"},
 		{`{"input":"x","response_format":"aac"}`, 400, "response_format"},
 		{`{"input":"x","response_format":"ogg"}`, 400, "response_format"},
-		{`{"input":"x","speed":1.5}`, 400, "speed"},
+		{`{"input":"x","speed":4.5}`, 400, "speed"},
+		{`{"input":"x","speed":0.2}`, 400, "speed"},
 		{`{"input":"x","speed":"fast"}`, 400, "speed"},
 		{`{"input":"x","stream_format":"chunks"}`, 400, "stream_format"},
 		{`{"input":"x","stream":"yes"}`, 400, "stream"},
@@ -694,7 +695,7 @@ func TestKeepAliveAfterStream(t *testing.T) {
 		t.Fatalf("stream: %d bytes, %v; want %d", len(b), err, 5*1920*2)
 	}
 	time.Sleep(50 * time.Millisecond) // past the stream's last write deadline
-	resp = send(`{"input":"a b","speed":2}`)
+	resp = send(`{"input":"a b","speed":5}`)
 	if resp.StatusCode != 400 {
 		t.Errorf("second request: status %d, want 400", resp.StatusCode)
 	}

@@ -77,6 +77,11 @@ func (s *Server) handleSpeech(w http.ResponseWriter, r *http.Request) {
 		s.writeErr(w, err)
 		return
 	}
+	if st, err = withSpeed(st, p.Speed); err != nil {
+		st.Close()
+		s.writeErr(w, err)
+		return
+	}
 	s.running.Add(1)
 	defer func() {
 		st.Close()

@@ -94,7 +94,8 @@ type wsSession struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	tmpl   SpeechRequest
-	split  string // "sentence", "token" or "none"
+	speed  float64 // session.config's speed (serve/speed.go)
+	split  string  // "sentence", "token" or "none"
 	binary bool
 	live   LiveStream // token mode: the utterance taking text (read goroutine)
 
@@ -248,7 +249,7 @@ func (c *wsSession) configure() error {
 	if p.Format != FormatPCM {
 		return &FieldError{Field: "response_format", Msg: fmt.Sprintf("%q: the stream sends pcm (24 kHz s16le mono)", p.Format)}
 	}
-	c.tmpl = p.Req
+	c.tmpl, c.speed = p.Req, p.Speed
 	return nil
 }
 
@@ -557,8 +558,12 @@ func (w *wsStarted) close() {
 // audio.done; first runs after its first audio. It reports whether the
 // session goes on.
 func (c *wsSession) speakOne(w *wsStarted, first func()) bool {
-	st := w.st
+	st, err := withSpeed(w.st, c.speed)
 	defer st.Close()
+	if err != nil {
+		c.sendError(err)
+		return false
+	}
 	c.s.running.Add(1)
 	defer c.s.running.Add(-1)
 	if !c.send(wsStart{Type: "audio.start", UtteranceIndex: w.s.utterance, SentenceIndex: w.s.index, SentenceText: w.s.text, Format: FormatPCM, SampleRate: SampleRate}) {

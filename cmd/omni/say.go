@@ -30,12 +30,13 @@ type sayCmd struct {
 	requestFlags
 	longFlags
 	cloneFlags
-	Text      string `arg:"" optional:"" help:"The text to speak (\"-\" = read it from stdin)."`
-	Out       string `short:"o" required:"" help:"Output file (\"-\" = stdout); written as NAME.partial, renamed to NAME when whole."`
-	Format    string `help:"Output format, 24 kHz mono: wav (16-bit PCM WAV), pcm (raw s16le), mp3, flac (every format serve writes) or f32 (raw float32 LE); default: from the -o extension (.wav .pcm .mp3 .flac .f32), else wav."`
-	MaxFrames int    `name:"max-frames" default:"0" help:"Frame cap, 0..${max_frames} (0 = derived from the text length) (${default})."`
-	Wasm      bool   `help:"Run the engine as the WASI guest (the codec stage inline in the guest; the same samples)."`
-	Quiet     bool   `short:"q" help:"No progress lines."`
+	Text      string  `arg:"" optional:"" help:"The text to speak (\"-\" = read it from stdin)."`
+	Out       string  `short:"o" required:"" help:"Output file (\"-\" = stdout); written as NAME.partial, renamed to NAME when whole."`
+	Format    string  `help:"Output format, 24 kHz mono: wav (16-bit PCM WAV), pcm (raw s16le), mp3, flac (every format serve writes) or f32 (raw float32 LE); default: from the -o extension (.wav .pcm .mp3 .flac .f32), else wav."`
+	MaxFrames int     `name:"max-frames" default:"0" help:"Frame cap, 0..${max_frames} (0 = derived from the text length) (${default})."`
+	Speed     float64 `default:"1" help:"Playback speed, 0.25..4, pitch kept (WSOLA, as serve's speed); 1 writes the engine's samples untouched (${default})."`
+	Wasm      bool    `help:"Run the engine as the WASI guest (the codec stage inline in the guest; the same samples)."`
+	Quiet     bool    `short:"q" help:"No progress lines."`
 }
 
 // pcmSink writes samples in one of the output formats.
@@ -139,6 +140,9 @@ func (c *sayCmd) Run(g *Globals, ctx context.Context) error {
 	}
 	if err := inRange("--max-frames", c.MaxFrames, 0, maxFrames); err != nil {
 		return err
+	}
+	if c.Speed < audio.MinSpeed || c.Speed > audio.MaxSpeed || c.Speed != c.Speed {
+		return fmt.Errorf("say: --speed %g outside [%g, %g]", c.Speed, audio.MinSpeed, audio.MaxSpeed)
 	}
 	format, err := sayFormat(c.Format, c.Out)
 	if err != nil {
@@ -360,6 +364,12 @@ func (c *sayCmd) openSink(g *Globals, format string) (sink pcmSink, file *partia
 	}
 	if file == nil {
 		sink = &flushSink{pcmSink: sink, f: pipe}
+	}
+	if sink, err = withSpeedSink(sink, c.Speed); err != nil {
+		if file != nil {
+			file.finish(err, false)
+		}
+		return nil, nil, err
 	}
 	return sink, file, nil
 }

@@ -115,7 +115,7 @@ func (c *sayCmd) runLong(g *Globals, ctx context.Context, logf func(string, ...a
 		err = file.finish(err, ctx.Err() != nil)
 	}
 	if res != nil && c.Timestamps {
-		if werr := writeTimestamps(sidecarPath(c.Out), segs, res); err == nil {
+		if werr := writeTimestamps(sidecarPath(c.Out), segs, res, c.Speed); err == nil {
 			err = werr
 		}
 	}
@@ -200,9 +200,11 @@ func speakLong(ctx context.Context, e host.Engine, reqs []core.Request, o core.L
 	}
 }
 
-// writeTimestamps writes the --timestamps sidecar.
-func writeTimestamps(path string, segs []text.Segment, res *core.LongResult) error {
-	doc := segmentsJSON{SampleRate: 24000, Frames: res.Frames, Seconds: float64(res.Samples) / 24000, Capped: res.Capped, Truncated: res.Truncated}
+// writeTimestamps writes the --timestamps sidecar; times are in the
+// written audio, played at speed (--speed).
+func writeTimestamps(path string, segs []text.Segment, res *core.LongResult, speed float64) error {
+	rate := 24000 * speed
+	doc := segmentsJSON{SampleRate: 24000, Frames: res.Frames, Seconds: float64(res.Samples) / rate, Capped: res.Capped, Truncated: res.Truncated}
 	if doc.Capped == nil {
 		doc.Capped = []int{}
 	}
@@ -210,7 +212,7 @@ func writeTimestamps(path string, segs []text.Segment, res *core.LongResult) err
 		r := res.Segments[k]
 		doc.Segments = append(doc.Segments, segmentJSON{
 			Index: k, Text: sg.Text, Span: [2]int{sg.Start, sg.End},
-			Start: float64(r.StartSample) / 24000, End: float64(r.EndSample) / 24000,
+			Start: float64(r.StartSample) / rate, End: float64(r.EndSample) / rate,
 			Frames: r.Frames, Cap: r.Cap, Reason: r.Reason.String(),
 		})
 	}

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestSaySpeed: --speed 2 and 0.5 write round(n/speed) samples of the 12
+// frames synth:tiny makes, --speed 1 the same bytes as no flag, and a
+// speed outside [0.25, 4] is refused naming the flag.
+func TestSaySpeed(t *testing.T) {
+	args := []string{"say", "Hello, world.", "--model", "synth:tiny", "--max-frames", "12", "--min-frames", "12", "--seed", "3", "-q", "-o", "-", "--format", "pcm"}
+	out := func(extra ...string) []byte {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		if code := run(append(args, extra...), &stdout, &stderr); code != 0 {
+			t.Fatalf("say %v: exit %d: %s", extra, code, stderr.String())
+		}
+		return stdout.Bytes()
+	}
+	plain := out()
+	if len(plain) != 12*1920*2 {
+		t.Fatalf("no --speed: %d bytes, want %d", len(plain), 12*1920*2)
+	}
+	if one := out("--speed", "1"); !bytes.Equal(one, plain) {
+		t.Error("--speed 1 changed the samples")
+	}
+	for _, c := range []struct {
+		speed string
+		n     int
+	}{{"2", 12 * 1920 / 2}, {"0.5", 12 * 1920 * 2}} {
+		if got := len(out("--speed", c.speed)) / 2; got != c.n {
+			t.Errorf("--speed %s: %d samples, want %d", c.speed, got, c.n)
+		}
+	}
+	for _, bad := range []string{"5", "0.1", "0"} {
+		var stderr bytes.Buffer
+		if code := run(append(args, "--speed", bad), &bytes.Buffer{}, &stderr); code == 0 || !strings.Contains(stderr.String(), "--speed") {
+			t.Errorf("--speed %s: exit %d, stderr %q; want a refusal naming --speed", bad, code, stderr.String())
+		}
+	}
+}
