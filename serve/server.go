@@ -91,6 +91,7 @@ func (s *Server) routes() http.Handler {
 	}
 	handle("POST /v1/audio/speech", "speech", s.handleSpeech)
 	handle("GET /v1/audio/speech/stream", "speech_stream", s.handleSpeechStream) // ws.go
+	handle("POST /v1/audio/speech/batch", "speech_batch", s.handleSpeechBatch)   // batch.go
 	handle("GET /v1/audio/voices", "voices", s.handleVoices)
 	handle("GET /v1/models", "models", s.handleModels)
 	handle("GET /v1/models/{id}", "model", s.handleModel)
@@ -98,7 +99,7 @@ func (s *Server) routes() http.Handler {
 	handle("GET /readyz", "readyz", s.handleReady)
 	// The API paths answer other methods 405 naming the one they take.
 	for path, allow := range map[string]string{
-		"/v1/audio/speech": "POST", "/v1/audio/voices": "GET", "/v1/models": "GET", "/v1/models/{id}": "GET",
+		"/v1/audio/speech": "POST", "/v1/audio/speech/batch": "POST", "/v1/audio/voices": "GET", "/v1/models": "GET", "/v1/models/{id}": "GET",
 	} {
 		handle(path, "method_not_allowed", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", allow)
