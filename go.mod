@@ -35,6 +35,7 @@ require (
 require (
 	github.com/hajimehoshi/go-mp3 v0.3.4
 	github.com/mewkiz/flac v1.0.14
+	github.com/thesyncim/gopus v0.1.2
 	golang.org/x/net v0.59.0
 	golang.org/x/text v0.44.0
 )

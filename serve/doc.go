@@ -13,6 +13,7 @@
 // Audio leaves the synthesizer as float32 PCM at 24 kHz mono and is encoded
 // by package audio's streaming encoders: wav (streamed, with the
 // unknown-length header), pcm (s16le), flac (fixed predictors and Rice
-// coding) and mp3 (github.com/braheezy/shine-mp3). opus and aac are refused
-// with a 400 that names the format (see RATIONALE.md).
+// coding) and mp3 (github.com/braheezy/shine-mp3); opus is Ogg Opus from
+// package audio/oggopus (github.com/thesyncim/gopus's encoder). aac is
+// refused with a 400 that names the format (see RATIONALE.md).
 package serve

@@ -127,11 +127,11 @@ func decodeSpeech(body []byte, lim requestLimits) (speechParams, error) {
 		p.Format = lim.DefaultFormat
 	}
 	switch p.Format {
-	case FormatWAV, FormatPCM, FormatMP3, FormatFLAC:
-	case FormatOpus, FormatAAC:
-		return p, &FieldError{Field: "response_format", Msg: fmt.Sprintf("%q is not supported by this server (supported: wav, pcm, mp3, flac)", p.Format)}
+	case FormatWAV, FormatPCM, FormatMP3, FormatFLAC, FormatOpus:
+	case FormatAAC:
+		return p, &FieldError{Field: "response_format", Msg: fmt.Sprintf("%q is not supported by this server (supported: wav, pcm, mp3, flac, opus)", p.Format)}
 	default:
-		return p, &FieldError{Field: "response_format", Msg: fmt.Sprintf("unknown format %q (supported: wav, pcm, mp3, flac)", p.Format)}
+		return p, &FieldError{Field: "response_format", Msg: fmt.Sprintf("unknown format %q (supported: wav, pcm, mp3, flac, opus)", p.Format)}
 	}
 
 	if p.Speed, err = decodeSpeed(raw); err != nil {

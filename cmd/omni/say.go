@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/omni-tts/omni/audio"
+	"github.com/omni-tts/omni/audio/oggopus"
 	"github.com/omni-tts/omni/core"
 	"github.com/omni-tts/omni/host"
 	"github.com/omni-tts/omni/stats"
@@ -32,7 +33,7 @@ type sayCmd struct {
 	cloneFlags
 	Text      string  `arg:"" optional:"" help:"The text to speak (\"-\" = read it from stdin)."`
 	Out       string  `short:"o" required:"" help:"Output file (\"-\" = stdout); written as NAME.partial, renamed to NAME when whole."`
-	Format    string  `help:"Output format, 24 kHz mono: wav (16-bit PCM WAV), pcm (raw s16le), mp3, flac (every format serve writes) or f32 (raw float32 LE); default: from the -o extension (.wav .pcm .mp3 .flac .f32), else wav."`
+	Format    string  `help:"Output format, 24 kHz mono: wav (16-bit PCM WAV), pcm (raw s16le), mp3, flac, opus (Ogg Opus; every format serve writes) or f32 (raw float32 LE); default: from the -o extension (.wav .pcm .mp3 .flac .opus .f32), else wav."`
 	MaxFrames int     `name:"max-frames" default:"0" help:"Frame cap, 0..${max_frames} (0 = derived from the text length) (${default})."`
 	Speed     float64 `default:"1" help:"Playback speed, 0.25..4, pitch kept (WSOLA, as serve's speed); 1 writes the engine's samples untouched (${default})."`
 	Wasm      bool    `help:"Run the engine as the WASI guest (the codec stage inline in the guest; the same samples)."`
@@ -89,16 +90,16 @@ func (e *encoderSink) Close() error { return e.enc.Finish(e.w) }
 func sayFormat(format, out string) (string, error) {
 	if format == "" {
 		switch ext := strings.ToLower(filepath.Ext(out)); ext {
-		case ".pcm", ".mp3", ".flac", ".f32":
+		case ".pcm", ".mp3", ".flac", ".opus", ".f32":
 			return ext[1:], nil
 		}
 		return "wav", nil
 	}
 	switch format {
-	case "wav", "pcm", "mp3", "flac", "f32":
+	case "wav", "pcm", "mp3", "flac", "opus", "f32":
 		return format, nil
 	}
-	return "", fmt.Errorf("--format %q: want wav, pcm, mp3, flac or f32", format)
+	return "", fmt.Errorf("--format %q: want wav, pcm, mp3, flac, opus or f32", format)
 }
 
 // Close implements pcmSink.
@@ -344,8 +345,14 @@ func (c *sayCmd) openSink(g *Globals, format string) (sink pcmSink, file *partia
 		out = file
 	}
 	switch format {
-	case "mp3", "flac":
-		enc, eerr := audio.NewEncoder(format, 24000)
+	case "mp3", "flac", "opus":
+		var enc audio.Encoder
+		var eerr error
+		if format == "opus" {
+			enc, eerr = oggopus.NewEncoder(24000)
+		} else {
+			enc, eerr = audio.NewEncoder(format, 24000)
+		}
 		if eerr == nil {
 			eerr = enc.Begin(out)
 		}

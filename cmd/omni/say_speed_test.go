@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"io"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -39,5 +42,27 @@ func TestSaySpeed(t *testing.T) {
 		if code := run(append(args, "--speed", bad), &bytes.Buffer{}, &stderr); code == 0 || !strings.Contains(stderr.String(), "--speed") {
 			t.Errorf("--speed %s: exit %d, stderr %q; want a refusal naming --speed", bad, code, stderr.String())
 		}
+	}
+}
+
+// TestSayOpus: -o NAME.opus writes Ogg Opus that ffmpeg decodes to exactly
+// the 4 frames synth:tiny made (the padding trimmed by the granule).
+func TestSayOpus(t *testing.T) {
+	ffmpeg, err := exec.LookPath("ffmpeg")
+	if err != nil {
+		t.Skip("ffmpeg not installed: no independent Opus decoder")
+	}
+	path := filepath.Join(t.TempDir(), "say.opus")
+	var stderr bytes.Buffer
+	args := []string{"say", "Hi.", "--model", "synth:tiny", "--max-frames", "4", "--min-frames", "4", "--seed", "3", "-q", "-o", path}
+	if code := run(args, io.Discard, &stderr); code != 0 {
+		t.Fatalf("say -o say.opus: exit %d: %s", code, stderr.String())
+	}
+	out, err := exec.Command(ffmpeg, "-v", "error", "-i", path, "-f", "s16le", "-ar", "24000", "-ac", "1", "-").Output()
+	if err != nil {
+		t.Fatalf("ffmpeg decode: %v", err)
+	}
+	if len(out) != 4*1920*2 {
+		t.Errorf("say.opus decodes to %d bytes, want %d", len(out), 4*1920*2)
 	}
 }
