@@ -109,6 +109,7 @@ func runNodeSDK(t *testing.T, node, dir, url string, wantFrames func(name string
 			Status int
 			Param  string
 		}
+		SpeedError nodeSDKError `json:"speedError"`
 	}
 	b, _ := os.ReadFile(filepath.Join(outDir, "report.json"))
 	if err := json.Unmarshal(b, &rep); err != nil {
@@ -141,6 +142,7 @@ func runNodeSDK(t *testing.T, node, dir, url string, wantFrames func(name string
 	if !rep.Error.Thrown || rep.Error.Status != 400 || rep.Error.Param != "voice" {
 		t.Errorf("unknown voice: SDK error %+v, want a thrown 400 with param voice", rep.Error)
 	}
+	checkNodeSpeed(t, s16(read("speed1.pcm")), s16(read("speed2.pcm")), rep.SpeedError, check)
 	checkWithTools(t, wavPath, "wav", float64(len(samples))/24000)
 }
 

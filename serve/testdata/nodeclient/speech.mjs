@@ -76,5 +76,30 @@ try {
   report.error = { thrown: true, status: e.status, param: e.param ?? (e.error && e.error.param), type: e.type ?? (e.error && e.error.type), name: e.constructor.name };
 }
 
+// 5. speed (OpenAI's parameter, 0.25 to 4): the same request (seeded) at
+// speed 1 and 2, pcm; the Go test compares their lengths.
+report.speed = {};
+for (const speed of [1, 2]) {
+  const resp = await client.audio.speech.create({
+    model: "omni",
+    voice: "vivian",
+    input: "Speed changes the pace and keeps the pitch.",
+    response_format: "pcm",
+    speed,
+    seed: 11,
+  });
+  const buf = Buffer.from(await resp.arrayBuffer());
+  fs.writeFileSync(path.join(out, `speed${speed}.pcm`), buf);
+  report.speed[speed] = { bytes: buf.length };
+}
+
+// 6. A speed out of range: a 400 naming speed.
+try {
+  await client.audio.speech.create({ model: "omni", voice: "vivian", input: "x", response_format: "pcm", speed: 5 });
+  report.speedError = { thrown: false };
+} catch (e) {
+  report.speedError = { thrown: true, status: e.status, param: e.param ?? (e.error && e.error.param) };
+}
+
 fs.writeFileSync(path.join(out, "report.json"), JSON.stringify(report, null, 2));
 console.log(JSON.stringify(report));
