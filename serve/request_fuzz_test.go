@@ -20,7 +20,7 @@ func FuzzDecodeSpeech(f *testing.F) {
 	for _, s := range []string{
 		`{"model":"omni","input":"Hello","voice":"vivian","response_format":"wav"}`,
 		`{"input":"x","voice":{"id":"ryan"},"stream":true,"max_new_tokens":5,"top_k":3,"seed":1}`,
-		`{"input":"x","speed":1e400}`, `{"input":"\ud800"}`, `{"input":"x","top_p":null}`, `null`, `{}`, `[`,
+		`{"input":"x","speed":1e400}`, `{"input":"x","speed":0.25,"response_format":"opus"}`, `{"input":"\ud800"}`, `{"input":"x","top_p":null}`, `null`, `{}`, `[`,
 		`{"input":"x","language":"auto","temperature":0,"repetition_penalty":1.1,"task_type":"CustomVoice"}`,
 	} {
 		f.Add([]byte(s))
@@ -43,8 +43,11 @@ func FuzzDecodeSpeech(f *testing.F) {
 		if r.Voice != "vivian" && r.Voice != "ryan" {
 			t.Fatalf("accepted voice %q", r.Voice)
 		}
-		if p.Format != FormatWAV && p.Format != FormatPCM && p.Format != FormatMP3 && p.Format != FormatFLAC {
+		if p.Format != FormatWAV && p.Format != FormatPCM && p.Format != FormatMP3 && p.Format != FormatFLAC && p.Format != FormatOpus {
 			t.Fatalf("accepted format %q", p.Format)
+		}
+		if !(p.Speed >= 0.25 && p.Speed <= 4) {
+			t.Fatalf("accepted speed %g", p.Speed)
 		}
 		if p.StreamFormat != StreamAudio && p.StreamFormat != StreamSSE {
 			t.Fatalf("accepted stream format %q", p.StreamFormat)
