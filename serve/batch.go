@@ -272,8 +272,11 @@ func (s *Server) batchItem(ctx context.Context, r *http.Request, p speechParams,
 }
 
 // fail makes res an error result with err's message as a request would
-// get it.
+// get it (a stream cut by the drain grace says so).
 func (res *batchResult) fail(s *Server, err error) {
+	if s.hardCtx.Err() != nil {
+		err = ErrDraining
+	}
 	_, body, _ := s.errorStatus(err)
 	res.Status, res.Error = "error", body.Error.Message
 }

@@ -210,3 +210,37 @@ func TestSpeechBatchEngine(t *testing.T) {
 		}
 	}
 }
+
+// TestSpeechBatchDrain: a drain whose grace ends mid-batch cancels the
+// items still speaking (their KV freed) and answers them as draining errors,
+// the batch itself 200 with the finished ones.
+func TestSpeechBatchDrain(t *testing.T) {
+	fake := &servetest.Fake{FrameTime: 20 * time.Millisecond}
+	s, url := startServer(t, fake, serve.Config{})
+	type answer struct {
+		status int
+		body   []byte
+	}
+	got := make(chan answer, 1)
+	go func() {
+		resp, b := postBatch(t, url, `{"response_format":"pcm","items":[{"input":"short"},{"input":"`+strings.Repeat("w ", 300)+`"}]}`)
+		got <- answer{resp.StatusCode, b}
+	}()
+	waitFor(t, "the short item to finish, the long one speaking", func() bool {
+		return fake.Stats().Completed == 1 && fake.Load().Running == 1
+	})
+	if err := s.Drain(10 * time.Millisecond); err == nil {
+		t.Error("Drain with an item longer than the grace returned nil")
+	}
+	a := <-got
+	var rep batchReply
+	if err := json.Unmarshal(a.body, &rep); err != nil || a.status != 200 {
+		t.Fatalf("status %d, %s: %v", a.status, a.body, err)
+	}
+	if rep.Results[0].Status != "success" || rep.Results[1].Status != "error" || !strings.Contains(rep.Results[1].Error, "draining") {
+		t.Errorf("results %+v; want the short one spoken, the long one a draining error", rep.Results)
+	}
+	if st := fake.Stats(); st.Cancelled != 1 || fake.Load().Running != 0 {
+		t.Errorf("after drain: %+v, running %d; want the long item cancelled", st, fake.Load().Running)
+	}
+}
