@@ -1,6 +1,7 @@
 // Package serve is omni's HTTP speech server: the OpenAI-compatible
-// POST /v1/audio/speech (with vLLM-Omni's extra fields), the voice and model
-// listings, health and readiness probes, Prometheus metrics, an embedded
+// POST /v1/audio/speech (with vLLM-Omni's extra fields; speed stretches the
+// audio, pitch kept, through audio.Stretcher: speed.go), its batch form
+// POST /v1/audio/speech/batch (batch.go), the voice and model listings, health and readiness probes, Prometheus metrics, an embedded
 // playground page, admission with a bounded waiting queue, and drain.
 //
 // serve does not know the engine. It drives a [Synthesizer], the small
