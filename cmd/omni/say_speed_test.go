@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
+	"math"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -64,5 +67,47 @@ func TestSayOpus(t *testing.T) {
 	}
 	if len(out) != 4*1920*2 {
 		t.Errorf("say.opus decodes to %d bytes, want %d", len(out), 4*1920*2)
+	}
+}
+
+// TestSayTextFileSpeed: --text-file at --speed 2 writes round(n/2) samples
+// of the frames the sidecar counts, and the sidecar's times are in the
+// stretched audio: each segment starts where the frames before it end,
+// at 0.08 s / 2 per frame.
+func TestSayTextFileSpeed(t *testing.T) {
+	dir := t.TempDir()
+	src := strings.Repeat("First sentence here. A second one follows! And a third? Yes, four. ", 6)
+	in := filepath.Join(dir, "text.txt")
+	if err := os.WriteFile(in, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "text.pcm")
+	var stderr bytes.Buffer
+	args := []string{"say", "--text-file", in, "-o", out, "--model", "synth:tiny", "--max-frames", "3", "--seed", "5", "--timestamps", "--speed", "2", "-q"}
+	if code := run(args, io.Discard, &stderr); code != 0 {
+		t.Fatalf("say --text-file --speed 2: exit %d: %s", code, stderr.String())
+	}
+	var ts segmentsJSON
+	raw, err := os.ReadFile(filepath.Join(dir, "text.timestamps.json"))
+	if err == nil {
+		err = json.Unmarshal(raw, &ts)
+	}
+	if err != nil || len(ts.Segments) < 2 {
+		t.Fatalf("sidecar: %v, %d segments; want several", err, len(ts.Segments))
+	}
+	frames := 0
+	for k, sg := range ts.Segments {
+		a, b := float64(frames)*0.04, float64(frames+sg.Frames)*0.04
+		if math.Abs(sg.Start-a) > 1e-9 || math.Abs(sg.End-b) > 1e-9 {
+			t.Errorf("segment %d spans [%g, %g] s, want [%g, %g]", k, sg.Start, sg.End, a, b)
+		}
+		frames += sg.Frames
+	}
+	pcm, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int(math.Round(float64(frames*1920) / 2)); frames == 0 || ts.Frames != frames || len(pcm)/2 != want || math.Abs(ts.Seconds-float64(frames)*0.04) > 1e-9 {
+		t.Errorf("%d samples, sidecar %d frames (segments %d), %g s; want %d samples, %g s", len(pcm)/2, ts.Frames, frames, ts.Seconds, want, float64(frames)*0.04)
 	}
 }
