@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 )
@@ -19,11 +20,14 @@ import (
 // maxBatchInputFactor × MaxInputChars characters; at most
 // maxBatchParallel items of one batch admitted or speaking at once (the
 // rest wait their turn inside the batch, not in the server's waiting
-// queue, so one batch cannot fill that queue).
+// queue, so one batch cannot fill that queue); the encoded audio of all
+// items at most maxBatchAudioBytes (the answer is held in memory until the
+// last item ends: an item that would pass it is stopped with an error).
 const (
 	maxBatchItems       = 32
 	maxBatchInputFactor = 4
 	maxBatchParallel    = 4
+	maxBatchAudioBytes  = 64 << 20
 )
 
 // batchResult is one item's answer in vLLM-Omni's shape (index, status
@@ -91,6 +95,7 @@ func (s *Server) handleSpeechBatch(w http.ResponseWriter, r *http.Request) {
 
 	results := make([]batchResult, len(items))
 	sem := make(chan struct{}, maxBatchParallel)
+	var audioBytes atomic.Int64 // encoded audio of all items so far
 	var wg sync.WaitGroup
 	for i, it := range items {
 		results[i].Index = i
@@ -108,7 +113,7 @@ func (s *Server) handleSpeechBatch(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			defer func() { <-sem }()
-			s.batchItem(ctx, r, it.p, received, &results[i])
+			s.batchItem(ctx, r, it.p, received, &audioBytes, &results[i])
 		}()
 	}
 	wg.Wait()
@@ -215,9 +220,12 @@ func itemError(i int, err error) error {
 	return fmt.Errorf("items[%d]: %w", i, err)
 }
 
+// errBatchAudio stops an item whose audio would pass the batch's bound.
+var errBatchAudio = &FieldError{Field: "items", Msg: fmt.Sprintf("the batch's audio passed %d MiB in all: send fewer or shorter items", maxBatchAudioBytes>>20)}
+
 // batchItem admits one item, reads its whole stream (stretched to its
-// speed) and encodes it into res.
-func (s *Server) batchItem(ctx context.Context, r *http.Request, p speechParams, received time.Time, res *batchResult) {
+// speed) and encodes it into res, counting its bytes in total.
+func (s *Server) batchItem(ctx context.Context, r *http.Request, p speechParams, received time.Time, total *atomic.Int64, res *batchResult) {
 	p.Req.Received = received
 	st, err := s.admit(ctx, p.Req)
 	if err != nil {
@@ -240,12 +248,17 @@ func (s *Server) batchItem(ctx context.Context, r *http.Request, p speechParams,
 	}
 	var buf bytes.Buffer
 	err = enc.Begin(&buf)
+	counted := 0
 	for err == nil {
 		var c Chunk
 		if c, err = st.Next(ctx); err == nil {
 			acc.chunk(time.Now(), len(c.PCM), c.Frames)
 			err = enc.Encode(&buf, c.PCM)
 		}
+		if total.Add(int64(buf.Len()-counted)) > maxBatchAudioBytes && err == nil {
+			err = errBatchAudio
+		}
+		counted = buf.Len()
 	}
 	if err != io.EOF {
 		reason := EndError

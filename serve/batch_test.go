@@ -244,3 +244,34 @@ func TestSpeechBatchDrain(t *testing.T) {
 		t.Errorf("after drain: %+v, running %d; want the long item cancelled", st, fake.Load().Running)
 	}
 }
+
+// TestSpeechBatchAudioBound: ten items of 2047 frames of pcm (7.9 MB each)
+// pass the batch's 64 MiB bound: at most eight are spoken, the others are
+// stopped with an error naming the bound, and every stream is closed.
+func TestSpeechBatchAudioBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 64 MiB batch is skipped in -short mode")
+	}
+	fake := &servetest.Fake{FramesPerChunk: 64}
+	_, url := startServer(t, fake, serve.Config{MaxInputChars: 8192})
+	item := `{"input":"` + strings.TrimSpace(strings.Repeat("w ", 1023)) + `"}`
+	resp, b := postBatch(t, url, `{"response_format":"pcm","items":[`+strings.TrimSuffix(strings.Repeat(item+",", 10), ",")+`]}`)
+	var rep batchReply
+	if err := json.Unmarshal(b, &rep); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("status %d: %v", resp.StatusCode, err)
+	}
+	if rep.Succeeded > 8 || rep.Failed < 2 || rep.Total != 10 {
+		t.Errorf("%d succeeded, %d failed of %d; want at most 8 spoken", rep.Succeeded, rep.Failed, rep.Total)
+	}
+	for i, r := range rep.Results {
+		if r.Status == "error" && !strings.Contains(r.Error, "64 MiB") {
+			t.Errorf("item %d: error %q, want the batch's audio bound", i, r.Error)
+		}
+		if r.Status == "success" && r.Frames != 2047 {
+			t.Errorf("item %d: %d frames, want 2047", i, r.Frames)
+		}
+	}
+	if st := fake.Stats(); st.Closed != 10 || fake.Load().Running != 0 {
+		t.Errorf("fake %+v, running %d; want all 10 closed", st, fake.Load().Running)
+	}
+}
