@@ -1,6 +1,7 @@
 package wasm
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -205,9 +206,9 @@ func (s *Session) submit(id uint64, raw json.RawMessage) error {
 	if _, dup := s.streams[id]; dup || id == 0 {
 		return fmt.Errorf("wasm: submit: stream id %d in use or zero", id)
 	}
-	var req core.Request
-	if err := json.Unmarshal(raw, &req); err != nil {
-		return fmt.Errorf("wasm: submit: request: %w", err)
+	req, err := decodeRequest(raw)
+	if err != nil {
+		return err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	st, err := s.engine.Submit(ctx, req)
@@ -217,6 +218,20 @@ func (s *Session) submit(id uint64, raw json.RawMessage) error {
 	}
 	s.streams[id] = &stream{s: st, cancel: cancel}
 	return nil
+}
+
+// decodeRequest decodes a submitted request. A field this guest does not
+// know (a host built from newer sources) is refused by name, never
+// dropped: dropping it would serve another request than the one asked for
+// (a voice clone as a plain voice).
+func decodeRequest(raw []byte) (core.Request, error) {
+	var req core.Request
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return core.Request{}, fmt.Errorf("wasm: submit: request (a guest built from other sources than the host?): %w", err)
+	}
+	return req, nil
 }
 
 // drain appends every queued event of every stream (in stream id order) and
