@@ -55,6 +55,8 @@ type Config struct {
 	Instance string
 	// Logger receives one line per request error; nil discards.
 	Logger *slog.Logger
+	// Cloning configures voice cloning on a Base model (voices.go).
+	Cloning CloneConfig
 }
 
 // withDefaults returns c with zero fields set to their defaults.
@@ -98,6 +100,7 @@ func (c Config) withDefaults() Config {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
+	c.Cloning = c.Cloning.withDefaults()
 	return c
 }
 
@@ -122,6 +125,9 @@ func (c Config) Validate() error {
 		if f.v < 0 {
 			return fmt.Errorf("serve: config %s %d is negative", f.name, f.v)
 		}
+	}
+	if err := c.Cloning.Validate(); err != nil {
+		return err
 	}
 	if c.MaxConnections > 0 && c.MaxConnectionsPerClient > c.MaxConnections {
 		return fmt.Errorf("serve: config MaxConnectionsPerClient %d above MaxConnections %d", c.MaxConnectionsPerClient, c.MaxConnections)

@@ -188,10 +188,14 @@ func TestHostileRequests(t *testing.T) {
 	}
 
 	// Wrong methods: 405 with Allow.
-	for path, allow := range map[string]string{"/v1/audio/speech": "POST", "/v1/models": "GET", "/v1/audio/voices": "GET"} {
+	for path, allow := range map[string]string{"/v1/audio/speech": "POST", "/v1/models": "GET", "/v1/audio/voices": "GET, POST",
+		"/v1/audio/voices/me": "DELETE"} {
 		method := "GET"
-		if allow == "GET" {
+		switch allow {
+		case "GET":
 			method = "POST"
+		case "GET, POST":
+			method = "PUT"
 		}
 		req, _ := http.NewRequest(method, url+path, nil)
 		resp, err := http.DefaultClient.Do(req)

@@ -27,8 +27,10 @@ const (
 
 // unsupportedFields are vLLM-Omni request fields serve recognises but does
 // not implement; naming them in a 400 beats silently ignoring a voice clone.
+// (ref_audio, ref_text and x_vector_only_mode are taken on Base models:
+// clone.go.)
 var unsupportedFields = []string{
-	"ref_audio", "ref_text", "x_vector_only_mode", "speaker_embedding",
+	"speaker_embedding",
 	"initial_codec_chunk_frames", "non_streaming_mode", "extra_params",
 }
 
@@ -42,6 +44,9 @@ type speechParams struct {
 	// serve stretches the engine's audio by it (serve/speed.go).
 	Speed float64
 	Req   SpeechRequest
+	// Clone is the voice reference of a request to a Base model (clone.go),
+	// resolved into Req.Clone by the server before admission.
+	Clone *cloneParams
 }
 
 // requestLimits are the checks that depend on the server's configuration and
@@ -51,6 +56,10 @@ type requestLimits struct {
 	ModelAliases  []string
 	DefaultFormat string
 	MaxInputChars int
+	// MaxClipBytes bounds a ref_audio clip (decoded); RefAudioURLs lets
+	// ref_audio be an http(s) URL (clone.go).
+	MaxClipBytes int64
+	RefAudioURLs bool
 }
 
 // decodeSpeech parses and validates a /v1/audio/speech body. It never panics
@@ -104,8 +113,19 @@ func decodeSpeech(body []byte, lim requestLimits) (speechParams, error) {
 	}
 	p.Req.Input = input
 
-	if p.Req.Voice, err = decodeVoice(raw, lim.Info); err != nil {
-		return p, err
+	if lim.Info.ModelType == "Base" {
+		c, err := decodeClone(raw, lim)
+		if err != nil {
+			return p, err
+		}
+		p.Clone = &c
+	} else {
+		if err := refuseClone(raw, lim.Info); err != nil {
+			return p, err
+		}
+		if p.Req.Voice, err = decodeVoice(raw, lim.Info); err != nil {
+			return p, err
+		}
 	}
 
 	if p.Req.Instructions, err = optString(raw, "instructions"); err != nil {
@@ -345,24 +365,9 @@ func modelKnown(m string, lim requestLimits) bool {
 // alias "speaker", and checks it against the model's speakers
 // (case-insensitively, returning the model's spelling).
 func decodeVoice(raw map[string]json.RawMessage, info ModelInfo) (string, error) {
-	field := "voice"
-	msg, ok := raw["voice"]
-	if !ok {
-		if msg, ok = raw["speaker"]; ok {
-			field = "speaker"
-		}
-	}
-	var name string
-	if ok && !isNull(msg) {
-		if err := json.Unmarshal(msg, &name); err != nil {
-			var obj struct {
-				ID *string `json:"id"`
-			}
-			if err := json.Unmarshal(msg, &obj); err != nil || obj.ID == nil {
-				return "", &FieldError{Field: field, Msg: `must be a string or an object {"id": string}`}
-			}
-			name = *obj.ID
-		}
+	field, name, err := voiceName(raw)
+	if err != nil {
+		return "", err
 	}
 	if name == "" {
 		if len(info.Voices) > 0 {

@@ -28,6 +28,7 @@ type Server struct {
 	cfg     Config
 	metrics *Metrics
 	handler http.Handler
+	cloning // voices_http.go
 
 	draining atomic.Bool
 	waiting  atomic.Int64 // callers inside Synthesizer.Start
@@ -71,6 +72,9 @@ func New(syn Synthesizer, cfg Config) (*Server, error) {
 	s.metrics = newMetrics(syn, cfg.Version,
 		func() float64 { return float64(s.running.Load()) },
 		func() float64 { return float64(s.waiting.Load()) })
+	if err := s.initCloning(); err != nil {
+		return nil, err
+	}
 	s.hardCtx, s.hardCancel = context.WithCancel(context.Background())
 	s.handler = s.routes()
 	return s, nil
@@ -93,13 +97,16 @@ func (s *Server) routes() http.Handler {
 	handle("GET /v1/audio/speech/stream", "speech_stream", s.handleSpeechStream) // ws.go
 	handle("POST /v1/audio/speech/batch", "speech_batch", s.handleSpeechBatch)   // batch.go
 	handle("GET /v1/audio/voices", "voices", s.handleVoices)
+	handle("POST /v1/audio/voices", "voice_add", s.handleVoiceAdd) // voices_http.go
+	handle("DELETE /v1/audio/voices/{name}", "voice_delete", s.handleVoiceDelete)
 	handle("GET /v1/models", "models", s.handleModels)
 	handle("GET /v1/models/{id}", "model", s.handleModel)
 	handle("GET /healthz", "healthz", s.handleHealth)
 	handle("GET /readyz", "readyz", s.handleReady)
 	// The API paths answer other methods 405 naming the one they take.
 	for path, allow := range map[string]string{
-		"/v1/audio/speech": "POST", "/v1/audio/speech/batch": "POST", "/v1/audio/voices": "GET", "/v1/models": "GET", "/v1/models/{id}": "GET",
+		"/v1/audio/speech": "POST", "/v1/audio/speech/batch": "POST", "/v1/audio/voices": "GET, POST", "/v1/audio/voices/{name}": "DELETE",
+		"/v1/models": "GET", "/v1/models/{id}": "GET",
 	} {
 		handle(path, "method_not_allowed", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", allow)
@@ -148,19 +155,6 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready", "model": s.info.Name})
 }
 
-func (s *Server) handleVoices(w http.ResponseWriter, r *http.Request) {
-	names := make([]string, len(s.info.Voices))
-	for i, v := range s.info.Voices {
-		names[i] = v.Name
-	}
-	voices := s.info.Voices
-	if voices == nil {
-		voices = []Voice{}
-	}
-	// "voices" is vLLM-Omni's list of names; "speakers" carries the details.
-	writeJSON(w, http.StatusOK, map[string]any{"voices": names, "speakers": voices, "uploaded_voices": []any{}})
-}
-
 // modelCard is one /v1/models entry: OpenAI's fields plus what the
 // playground needs to fill its pickers.
 type modelCard struct {
@@ -198,7 +192,8 @@ func (s *Server) handleModel(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) limits() requestLimits {
 	return requestLimits{Info: s.info, ModelAliases: s.cfg.ModelAliases,
-		DefaultFormat: s.cfg.DefaultFormat, MaxInputChars: s.cfg.MaxInputChars}
+		DefaultFormat: s.cfg.DefaultFormat, MaxInputChars: s.cfg.MaxInputChars,
+		MaxClipBytes: s.cfg.Cloning.MaxClipBytes, RefAudioURLs: s.cfg.Cloning.RefAudioURLs}
 }
 
 // Serve accepts connections on ln (at most Config.MaxConnections at once,

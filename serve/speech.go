@@ -48,6 +48,9 @@ func (s *Server) handleSpeech(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p, err := decodeSpeech(body, s.limits())
+	if err == nil {
+		err = s.resolveClone(r.Context(), &p) // clone_prepare.go
+	}
 	if err != nil {
 		s.writeErr(w, err)
 		return

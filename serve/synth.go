@@ -129,9 +129,14 @@ type Voice struct {
 // SpeechRequest is a validated request as the Synthesizer receives it. Zero
 // values mean "the model's default".
 type SpeechRequest struct {
-	Input        string
+	Input string
+	// Voice is a preset speaker of the model ("" on a Base model).
 	Voice        string
 	Instructions string
+	// Clone is the voice reference of a Base model's request: a library
+	// voice or the request's own ref_audio, prepared by Config.Voices
+	// (voices.go). The synthesizer conditions on Clone.Ref; nil otherwise.
+	Clone *PreparedVoice
 	// Language is a name from ModelInfo.Languages or "" for automatic.
 	Language string
 	// TaskType is "CustomVoice", "VoiceDesign" or "Base", or "" (inferred).

@@ -243,6 +243,9 @@ func (c *wsSession) configure() error {
 	}
 	body, _ := json.Marshal(fields)
 	p, err := decodeSpeech(body, c.s.limits())
+	if err == nil {
+		err = c.s.resolveClone(c.ctx, &p) // a Base model's voice (clone_prepare.go)
+	}
 	if err != nil {
 		return err
 	}
