@@ -64,7 +64,10 @@ func (s *Server) resolveClone(ctx context.Context, p *speechParams) error {
 func (s *Server) libraryVoice(ctx context.Context, name, field string) (*PreparedVoice, error) {
 	return s.voices.get(ctx, "voice:"+name, func() (*PreparedVoice, error) {
 		v, err := s.cfg.Cloning.Voices.Load(name)
+		var fe *FieldError
 		switch {
+		case errors.As(err, &fe):
+			return nil, &FieldError{Field: field, Msg: fe.Msg}
 		case errors.Is(err, ErrVoiceNotFound):
 			return nil, &FieldError{Field: field, Msg: fmt.Sprintf("unknown voice %q (GET /v1/audio/voices lists the library; POST adds to it)", name)}
 		case err != nil:

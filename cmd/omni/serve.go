@@ -22,6 +22,7 @@ import (
 type serveCmd struct {
 	engineFlags
 	longServeFlags
+	cloneServeFlags
 
 	Listen         string        `default:"127.0.0.1:8000" help:"Address to listen on (${default})."`
 	ModelName      string        `name:"model-name" default:"omni" help:"Model id clients send in \"model\" (${default})."`
@@ -52,11 +53,19 @@ func (c *serveCmd) Run(g *Globals, ctx context.Context) error {
 	if err := c.checkFlags(); err != nil {
 		return err
 	}
+	if err := c.checkCloneFlags(); err != nil {
+		return err
+	}
 	syn, closeEngine, err := c.synthesizer(ctx, g)
 	if err != nil {
 		return err
 	}
 	defer closeEngine()
+	voices, closeVoices, err := c.voices(syn)
+	if err != nil {
+		return err
+	}
+	defer closeVoices()
 	log := slog.New(slog.NewTextHandler(g.Stderr, nil))
 	srv, err := serve.New(syn, serve.Config{
 		ModelAliases: c.ModelAlias, DefaultFormat: c.DefaultFormat, MaxBodyBytes: c.MaxBody,
@@ -64,6 +73,7 @@ func (c *serveCmd) Run(g *Globals, ctx context.Context) error {
 		MaxConnectionsPerClient: c.MaxPerClient, ReadHeaderTimeout: c.HeaderTimeout,
 		ReadTimeout: c.ReadTimeout, WriteTimeout: c.WriteTimeout, IdleTimeout: c.IdleTimeout,
 		RetryAfter: c.RetryAfter, Version: buildVersion(), Instance: c.Instance, Logger: log,
+		Cloning: c.cloneConfig(voices),
 	})
 	if err != nil {
 		return err
@@ -100,6 +110,9 @@ func (c *serveCmd) Run(g *Globals, ctx context.Context) error {
 func (c *serveCmd) synthesizer(ctx context.Context, g *Globals) (serve.Synthesizer, func(), error) {
 	if c.Fake {
 		info := servetest.DefaultInfo()
+		if c.FakeBase {
+			info = servetest.BaseInfo()
+		}
 		info.Name = c.ModelName
 		return &servetest.Fake{Model: info, FrameTime: c.FakeFrameTime, Capacity: c.FakeCapacity}, func() {}, nil
 	}
@@ -111,6 +124,18 @@ func (c *serveCmd) synthesizer(ctx context.Context, g *Globals) (serve.Synthesiz
 		return nil, nil, err
 	}
 	return newEngineSynthesizer(ctx, g, &c.engineFlags, o)
+}
+
+// voices returns the voice store of a Base model (the fake's under
+// --fake --fake-base), nil for any other, and its close.
+func (c *serveCmd) voices(syn serve.Synthesizer) (serve.Voices, func(), error) {
+	if syn.Info().ModelType != "Base" {
+		return nil, func() {}, nil
+	}
+	if c.Fake {
+		return &servetest.Voices{}, func() {}, nil
+	}
+	return c.openVoices(c.Model)
 }
 
 // newEngineSynthesizer opens the engine the flags name (with its codec

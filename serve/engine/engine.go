@@ -168,7 +168,11 @@ func (s *Synthesizer) Start(ctx context.Context, req serve.SpeechRequest) (serve
 	if long, err := s.startLong(ctx, req); long != nil || err != nil {
 		return long, err // an input of several segments (long.go)
 	}
-	r, err := s.e.Request(core.TextInput{Text: req.Input, Language: req.Language, Speaker: req.Voice, Instruct: req.Instructions})
+	in, err := cloneInput(core.TextInput{Text: req.Input, Language: req.Language, Speaker: req.Voice, Instruct: req.Instructions}, req)
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.e.Request(in)
 	if err != nil {
 		return nil, requestError(err)
 	}
@@ -241,7 +245,7 @@ func requestError(err error) error {
 	msg := err.Error()
 	for _, f := range []struct{ core, api string }{
 		{"field text", "input"}, {"field instruct", "instructions"}, {"field language", "language"},
-		{"field speaker", "voice"}, {"field layout", "input"},
+		{"field speaker", "voice"}, {"field layout", "input"}, {"field ref_text", "ref_text"}, {"field clone", "voice"},
 	} {
 		if strings.Contains(msg, f.core) {
 			return &serve.FieldError{Field: f.api, Msg: msg}

@@ -21,7 +21,10 @@ func (s *Synthesizer) StartLive(ctx context.Context, req serve.SpeechRequest) (s
 	if req.TaskType != "" && req.TaskType != s.info.ModelType {
 		return nil, &serve.FieldError{Field: "task_type", Msg: fmt.Sprintf("%q: the model serves %s", req.TaskType, s.info.ModelType)}
 	}
-	in := core.TextInput{Text: req.Input, Language: req.Language, Speaker: req.Voice, Instruct: req.Instructions, Layout: "streaming"}
+	in, err := cloneInput(core.TextInput{Text: req.Input, Language: req.Language, Speaker: req.Voice, Instruct: req.Instructions, Layout: "streaming"}, req)
+	if err != nil {
+		return nil, err
+	}
 	r, err := s.e.Request(in)
 	if err != nil {
 		return nil, requestError(err)

@@ -34,7 +34,11 @@ func (s *Synthesizer) startLong(ctx context.Context, req serve.SpeechRequest) (s
 	reqs := make([]core.Request, len(segs))
 	input := 0
 	for k, g := range segs {
-		r, err := s.e.Request(core.TextInput{Text: g.Text, Language: req.Language, Speaker: req.Voice, Instruct: req.Instructions})
+		in, err := cloneInput(core.TextInput{Text: g.Text, Language: req.Language, Speaker: req.Voice, Instruct: req.Instructions}, req)
+		if err != nil {
+			return nil, err
+		}
+		r, err := s.e.Request(in)
 		if err != nil {
 			err = requestError(err)
 			if fe := (*serve.FieldError)(nil); errors.As(err, &fe) {
