@@ -336,6 +336,7 @@ func TestVoiceLibrary(t *testing.T) {
 		{with("x_vector_only", "maybe"), 400, "x_vector_only"},
 		{with("x_vector_only", "false"), 400, "ref_text"},
 		{with("colour", "blue"), 400, "colour"},
+		{with("type", "prompt"), 400, "type"},
 		{append(with("name", "-"), [2]string{"name", "a"}, [2]string{"name", "b"}), 400, "name"},
 	} {
 		resp, b := upload(t, url, c.fields)
@@ -346,8 +347,8 @@ func TestVoiceLibrary(t *testing.T) {
 		}
 	}
 	// vLLM-Omni's field names: audio_sample, x_vector_only_mode.
-	resp, b = upload(t, url, [][2]string{{"name", "xv"}, {"consent", "yes"}, {"audio_sample", clip}, {"x_vector_only_mode", "true"}})
-	if resp.StatusCode != 201 || !strings.Contains(string(b), `"mode":"x_vector"`) {
+	resp, b = upload(t, url, [][2]string{{"name", "xv"}, {"consent", "yes"}, {"audio_sample", clip}, {"x_vector_only_mode", "true"}, {"type", "audio_sample"}})
+	if resp.StatusCode != 201 || !strings.Contains(string(b), `"mode":"x_vector"`) || !strings.Contains(string(b), `"id":"xv","object":"audio.voice"`) {
 		t.Errorf("vLLM-Omni form: %d %s", resp.StatusCode, b)
 	}
 

@@ -50,11 +50,20 @@ func (s *Server) clones(w http.ResponseWriter) bool {
 	return false
 }
 
-// uploadedVoice is one "uploaded_voices" entry: the library's entry plus
-// vLLM-Omni's created_at (Unix seconds).
+// uploadedVoice is one "uploaded_voices" entry and the answer to an
+// upload: the library's entry plus vLLM-Omni's created_at (Unix seconds)
+// and OpenAI's voice object fields (id, the name requests use in
+// "voice": {"id"}; object "audio.voice"; type "audio_sample").
 type uploadedVoice struct {
+	ID     string `json:"id"`
+	Object string `json:"object"`
+	Type   string `json:"type"`
 	VoiceEntry
 	CreatedAt int64 `json:"created_at"`
+}
+
+func newUploadedVoice(e VoiceEntry) uploadedVoice {
+	return uploadedVoice{ID: e.Name, Object: "audio.voice", Type: "audio_sample", VoiceEntry: e, CreatedAt: e.Created.Unix()}
 }
 
 // handleVoices is GET /v1/audio/voices: the model's speakers ("voices"
@@ -78,7 +87,7 @@ func (s *Server) handleVoices(w http.ResponseWriter, r *http.Request) {
 		}
 		for _, e := range list {
 			names = append(names, e.Name)
-			uploaded = append(uploaded, uploadedVoice{VoiceEntry: e, CreatedAt: e.Created.Unix()})
+			uploaded = append(uploaded, newUploadedVoice(e))
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"voices": names, "speakers": voices, "uploaded_voices": uploaded})
@@ -99,9 +108,10 @@ type upload struct {
 }
 
 // handleVoiceAdd is POST /v1/audio/voices: a multipart form with name,
-// consent, the clip (file, or vLLM-Omni's audio_sample), and optional
-// ref_text and x_vector_only. The clip is encoded once and kept in the
-// library; 201 with the voice's entry.
+// consent, the clip (file, or audio_sample as OpenAI's and vLLM-Omni's
+// clients send it), and optional ref_text, x_vector_only and type
+// ("audio_sample"). The clip is encoded once and kept in the library; 201
+// with the voice's entry, an OpenAI voice object.
 func (s *Server) handleVoiceAdd(w http.ResponseWriter, r *http.Request) {
 	if !s.clones(w) {
 		return
@@ -146,7 +156,7 @@ func (s *Server) handleVoiceAdd(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.voices.put("voice:"+up.name, v)
-	writeJSON(w, http.StatusCreated, uploadedVoice{VoiceEntry: e, CreatedAt: e.Created.Unix()})
+	writeJSON(w, http.StatusCreated, newUploadedVoice(e))
 }
 
 func (s *Server) voiceExists(w http.ResponseWriter, name string) {
@@ -202,6 +212,11 @@ func (s *Server) readUpload(mr *multipart.Reader) (upload, error) {
 			up.consent = strings.TrimSpace(string(b))
 		case "ref_text":
 			up.refText = string(b)
+		case "type":
+			// OpenAI's creation method: only from an audio sample here.
+			if t := strings.TrimSpace(string(b)); t != "audio_sample" {
+				return up, &FieldError{Field: field, Msg: fmt.Sprintf("%q: voices are made from an audio sample here (audio_sample)", truncate(t, 20))}
+			}
 		case "x_vector_only":
 			v, err := strconv.ParseBool(strings.TrimSpace(string(b)))
 			if err != nil {
@@ -213,7 +228,7 @@ func (s *Server) readUpload(mr *multipart.Reader) (upload, error) {
 		case "":
 			return up, &FieldError{Field: "body", Msg: "a form part has no name"}
 		default:
-			return up, &FieldError{Field: field, Msg: "unknown field (name, consent, file, ref_text, x_vector_only)"}
+			return up, &FieldError{Field: field, Msg: "unknown field (name, consent, file or audio_sample, ref_text, x_vector_only, type)"}
 		}
 	}
 	if err := CheckVoiceName(up.name); err != nil {
@@ -283,5 +298,5 @@ func (s *Server) handleVoiceDelete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.voices.remove("voice:" + name)
-	writeJSON(w, http.StatusOK, map[string]any{"name": name, "deleted": true})
+	writeJSON(w, http.StatusOK, map[string]any{"id": name, "name": name, "object": "audio.voice.deleted", "deleted": true})
 }
