@@ -117,6 +117,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
 	static, _ := fs.Sub(staticFS, "static")
 	mux.Handle("GET /{$}", http.FileServerFS(static))
+	mux.Handle("GET /clone.js", http.FileServerFS(static)) // the playground's clone tab
 	mux.HandleFunc("/v1/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "invalid_request_error", "", "not_found", "no route "+r.Method+" "+r.URL.Path)
 	})
