@@ -7,13 +7,12 @@ import (
 	"github.com/omni-tts/omni/host"
 	"github.com/omni-tts/omni/serve"
 	"github.com/omni-tts/omni/serve/engine"
-	"github.com/omni-tts/omni/voice"
 )
 
 // cloneServeFlags are "omni serve"'s voice-cloning flags (Base models:
 // ref_audio in speech requests, the voice library under /v1/audio/voices).
 type cloneServeFlags struct {
-	VoiceDir        string  `name:"voice-dir" help:"The voice library directory POST /v1/audio/voices adds to (default: omni voice's, $OMNI_VOICE_DIR or ~/.local/share/omni/voices)."`
+	voiceDirFlag            // --voice-dir: the library POST /v1/audio/voices adds to, omni voice's
 	VoiceCacheBytes int64   `name:"voice-cache-bytes" default:"67108864" help:"Prepared voices kept in memory, least recently used out first, in bytes (${default})."`
 	MaxClipBytes    int64   `name:"max-clip-bytes" default:"10485760" help:"Largest reference clip file (an upload, or ref_audio decoded); larger is a 413 (${default})."`
 	MaxClipSeconds  float64 `name:"max-clip-seconds" default:"30" help:"Longest reference clip in seconds, 0.5..600; longer is a 400 (${default})."`
@@ -53,7 +52,7 @@ func (f *cloneServeFlags) openVoices(spec string) (serve.Voices, func(), error) 
 	if err != nil {
 		return nil, nil, fmt.Errorf("serve: voice encoder of %s: %w", spec, err)
 	}
-	lib, err := voice.NewLibrary(f.VoiceDir)
+	lib, err := f.library()
 	if err != nil {
 		enc.Close()
 		return nil, nil, fmt.Errorf("serve: voice library: %w", err)
