@@ -52,6 +52,10 @@ func (s *Server) handleSpeech(w http.ResponseWriter, r *http.Request) {
 		err = s.resolveClone(r.Context(), &p) // clone_prepare.go
 	}
 	if err != nil {
+		if r.Context().Err() != nil {
+			s.metrics.clientDisconnects.Inc()
+			return // gone while its voice was prepared: nobody to answer
+		}
 		s.writeErr(w, err)
 		return
 	}
