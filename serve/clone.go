@@ -77,7 +77,8 @@ func voiceName(raw map[string]json.RawMessage) (field, name string, err error) {
 
 // decodeClone reads the voice reference of a request to a Base model: a
 // library voice named by "voice", or ref_audio with ref_text and
-// x_vector_only_mode; exactly one of the two. The clip's bytes are decoded
+// x_vector_only_mode; exactly one of the two. In-context mode, the
+// default, needs ref_text. The clip's bytes are decoded
 // here (base64 or a data URL) and bounded by lim.MaxClipBytes (413); an
 // http(s) URL is kept for the server to fetch, refused unless
 // lim.RefAudioURLs.
@@ -123,16 +124,12 @@ func decodeClone(raw map[string]json.RawMessage, lim requestLimits) (cloneParams
 	if n := utf8.RuneCountInString(c.RefText); lim.MaxInputChars > 0 && n > lim.MaxInputChars {
 		return c, &TooLongError{Field: "ref_text", Len: n, Limit: lim.MaxInputChars, Unit: "characters"}
 	}
-	switch {
-	case hasXV:
-		c.XVectorOnly = xv
-		if !xv && strings.TrimSpace(c.RefText) == "" {
-			return c, &FieldError{Field: "ref_text", Msg: "required for in-context cloning (x_vector_only_mode false): give the clip's transcript, or set x_vector_only_mode true"}
-		}
-	default:
-		// In-context when a transcript is given (upstream's default),
-		// else the speaker embedding alone.
-		c.XVectorOnly = strings.TrimSpace(c.RefText) == ""
+	// In-context (upstream's default) needs the transcript; without one
+	// the request must ask for the speaker embedding alone, rather than
+	// get a looser likeness silently (as omni voice add and say refuse).
+	c.XVectorOnly = hasXV && xv
+	if !c.XVectorOnly && strings.TrimSpace(c.RefText) == "" {
+		return c, &FieldError{Field: "ref_text", Msg: "required for in-context cloning (the default): give the clip's transcript, or set x_vector_only_mode true"}
 	}
 	if c.XVectorOnly {
 		c.RefText = ""

@@ -123,12 +123,12 @@ func TestCloneRefAudio(t *testing.T) {
 	if p, _ := voices.Counts(); p != 1 {
 		t.Errorf("%d encodings after a repeated clip, want 1", p)
 	}
-	// x-vector mode is another voice (another key); no ref_text means
-	// x-vector too, and so does x_vector_only_mode with a transcript.
-	speak(t, url, fmt.Sprintf(`{"input":"X.","ref_audio":%q}`, b64(clip)), 200)
+	// x-vector mode is another voice (another key); its transcript, if
+	// any, is dropped.
+	speak(t, url, fmt.Sprintf(`{"input":"X.","ref_audio":%q,"x_vector_only_mode":true}`, b64(clip)), 200)
 	pv, ref = lastRef(t, fake)
 	if !ref.XVectorOnly || pv.Mode != serve.VoiceModeXVector || ref.RefText != "" {
-		t.Errorf("without ref_text: %+v %+v, want x-vector mode", pv, ref)
+		t.Errorf("x_vector_only_mode: %+v %+v, want x-vector mode", pv, ref)
 	}
 	speak(t, url, fmt.Sprintf(`{"input":"X.","ref_audio":%q,"ref_text":"ignored","x_vector_only_mode":true}`, b64(clip)), 200)
 	if p, _ := voices.Counts(); p != 2 {
@@ -137,7 +137,7 @@ func TestCloneRefAudio(t *testing.T) {
 	// A 16 kHz clip of one second reaches the store as 24000 samples at
 	// 24 kHz; URL-safe base64 without padding is taken.
 	clip16 := toneWAV(16000, 16000, 0.5)
-	speak(t, url, fmt.Sprintf(`{"input":"Y.","ref_audio":%q}`, base64.RawURLEncoding.EncodeToString(clip16)), 200)
+	speak(t, url, fmt.Sprintf(`{"input":"Y.","ref_audio":%q,"x_vector_only_mode":true}`, base64.RawURLEncoding.EncodeToString(clip16)), 200)
 	if _, ref = lastRef(t, fake); ref.Samples != 24000 {
 		t.Errorf("a 1 s clip at 16 kHz reached the store as %d samples, want 24000", ref.Samples)
 	}
@@ -162,21 +162,22 @@ func TestCloneErrors(t *testing.T) {
 		msg    string
 	}{
 		{`{"input":"x"}`, 400, "ref_audio", "Base model"},
-		{`{"input":"x","ref_audio":""}`, 400, "ref_audio", "empty"},
-		{`{"input":"x","ref_audio":7}`, 400, "ref_audio", "string"},
-		{`{"input":"x","ref_audio":"!!!!"}`, 400, "ref_audio", "not base64"},
-		{`{"input":"x","ref_audio":"http://127.0.0.1/a.wav"}`, 400, "ref_audio", "--ref-audio-urls"},
-		{`{"input":"x","ref_audio":"file:///etc/passwd"}`, 400, "ref_audio", "only http(s) URLs"},
-		{`{"input":"x","ref_audio":"data:audio/wav,abcd"}`, 400, "ref_audio", "not base64"},
-		{`{"input":"x","ref_audio":"data:audio/wav;base64"}`, 400, "ref_audio", "comma"},
-		{`{"input":"x","ref_audio":"` + b64([]byte("hello, this is no audio")) + `"}`, 400, "ref_audio", "not a WAV"},
-		{`{"input":"x","ref_audio":"` + b64(toneWAV(24000, 2400, 0.5)) + `"}`, 400, "ref_audio", "shortest reference is 0.5 s"},
-		{`{"input":"x","ref_audio":"` + b64(toneWAV(24000, 24000, 0)) + `"}`, 400, "ref_audio", "silent"},
-		{`{"input":"x","ref_audio":"` + b64(toneWAV(1000, 31000, 0.5)) + `"}`, 400, "ref_audio", "bound is 30 s"},
-		{`{"input":"x","ref_audio":"` + b64(toneWAV(24000, 60000, 0.5)) + `"}`, 413, "ref_audio", "102400"},
+		{`{"input":"x","ref_audio":"","ref_text":"t"}`, 400, "ref_audio", "empty"},
+		{`{"input":"x","ref_audio":7,"ref_text":"t"}`, 400, "ref_audio", "string"},
+		{`{"input":"x","ref_audio":"!!!!","ref_text":"t"}`, 400, "ref_audio", "not base64"},
+		{`{"input":"x","ref_audio":"http://127.0.0.1/a.wav","ref_text":"t"}`, 400, "ref_audio", "--ref-audio-urls"},
+		{`{"input":"x","ref_audio":"file:///etc/passwd","ref_text":"t"}`, 400, "ref_audio", "only http(s) URLs"},
+		{`{"input":"x","ref_audio":"data:audio/wav,abcd","ref_text":"t"}`, 400, "ref_audio", "not base64"},
+		{`{"input":"x","ref_audio":"data:audio/wav;base64","ref_text":"t"}`, 400, "ref_audio", "comma"},
+		{`{"input":"x","ref_audio":"` + b64([]byte("hello, this is no audio")) + `","ref_text":"t"}`, 400, "ref_audio", "not a WAV"},
+		{`{"input":"x","ref_audio":"` + b64(toneWAV(24000, 2400, 0.5)) + `","ref_text":"t"}`, 400, "ref_audio", "shortest reference is 0.5 s"},
+		{`{"input":"x","ref_audio":"` + b64(toneWAV(24000, 24000, 0)) + `","ref_text":"t"}`, 400, "ref_audio", "silent"},
+		{`{"input":"x","ref_audio":"` + b64(toneWAV(1000, 31000, 0.5)) + `","ref_text":"t"}`, 400, "ref_audio", "bound is 30 s"},
+		{`{"input":"x","ref_audio":"` + b64(toneWAV(24000, 60000, 0.5)) + `","ref_text":"t"}`, 413, "ref_audio", "102400"},
 		{`{"input":"x","ref_text":"hi"}`, 400, "ref_text", "needs ref_audio"},
 		{`{"input":"x","voice":"me","x_vector_only_mode":true}`, 400, "x_vector_only_mode", "needs ref_audio"},
 		{`{"input":"x","ref_audio":"` + ok + `","x_vector_only_mode":false}`, 400, "ref_text", "in-context"},
+		{`{"input":"x","ref_audio":"` + ok + `"}`, 400, "ref_text", "x_vector_only_mode true"},
 		{`{"input":"x","ref_audio":"` + ok + `","ref_text":"` + strings.Repeat("w", 41) + `"}`, 413, "ref_text", "41 characters"},
 		{`{"input":"x","ref_audio":"` + ok + `","x_vector_only_mode":"yes"}`, 400, "x_vector_only_mode", "boolean"},
 		{`{"input":"x","voice":"me","ref_audio":"` + ok + `"}`, 400, "voice", "give one"},
@@ -184,7 +185,7 @@ func TestCloneErrors(t *testing.T) {
 		{`{"input":"x","voice":{"id":"../etc/passwd"}}`, 400, "voice", "starts with"},
 		{`{"input":"x","voice":{"id":"a/b"}}`, 400, "voice", "not a letter"},
 		{`{"input":"x","speaker":"nobody"}`, 400, "speaker", "unknown voice"},
-		{`{"input":"x","ref_audio":"` + ok + `","task_type":"CustomVoice"}`, 400, "task_type", "serves Base"},
+		{`{"input":"x","ref_audio":"` + ok + `","ref_text":"t","task_type":"CustomVoice"}`, 400, "task_type", "serves Base"},
 		{`{"input":"x","ref_audio":"` + ok + `","speaker_embedding":[0.1]}`, 400, "speaker_embedding", "not supported"},
 	} {
 		resp := post(t, url, c.body)
@@ -305,7 +306,7 @@ func TestVoiceLibrary(t *testing.T) {
 	}
 
 	// Taken names, and every malformed upload, refused by name.
-	ok := [][2]string{{"name", "you"}, {"consent", "yes"}, {"file", clip}}
+	ok := [][2]string{{"name", "you"}, {"consent", "yes"}, {"file", clip}, {"x_vector_only", "true"}}
 	with := func(k, v string) [][2]string {
 		out := [][2]string{}
 		for _, f := range ok {
@@ -335,6 +336,7 @@ func TestVoiceLibrary(t *testing.T) {
 		{with("file", string(toneWAV(24000, 24000, 0))), 400, "file"},
 		{with("x_vector_only", "maybe"), 400, "x_vector_only"},
 		{with("x_vector_only", "false"), 400, "ref_text"},
+		{with("x_vector_only", "-"), 400, "ref_text"},
 		{with("colour", "blue"), 400, "colour"},
 		{with("type", "prompt"), 400, "type"},
 		{append(with("name", "-"), [2]string{"name", "a"}, [2]string{"name", "b"}), 400, "name"},
@@ -420,7 +422,7 @@ func TestVoiceCacheEvicts(t *testing.T) {
 	for i := range clips {
 		clips[i] = b64(toneWAV(24000, 24000, 0.2+0.1*float64(i)))
 	}
-	use := func(i int) { speak(t, url, fmt.Sprintf(`{"input":"x","ref_audio":%q}`, clips[i]), 200) }
+	use := func(i int) { speak(t, url, fmt.Sprintf(`{"input":"x","ref_audio":%q,"x_vector_only_mode":true}`, clips[i]), 200) }
 	use(0)
 	use(1)
 	use(0) // 0 is now the most recent
@@ -459,7 +461,7 @@ func TestCloneConcurrentMissesEncodeOnce(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			resp, err := http.Post(url+"/v1/audio/speech", "application/json",
-				strings.NewReader(fmt.Sprintf(`{"input":"x","ref_audio":%q,"response_format":"pcm"}`, clip)))
+				strings.NewReader(fmt.Sprintf(`{"input":"x","ref_audio":%q,"ref_text":"t","response_format":"pcm"}`, clip)))
 			if err == nil {
 				io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
@@ -496,7 +498,7 @@ func TestRefAudioURL(t *testing.T) {
 	}))
 	defer files.Close()
 	fake, _, url := cloneServer(t, serve.Config{Cloning: serve.CloneConfig{RefAudioURLs: true, MaxClipBytes: 100 << 10}})
-	speak(t, url, `{"input":"x","ref_audio":"`+files.URL+`/clip.wav"}`, 200)
+	speak(t, url, `{"input":"x","ref_audio":"`+files.URL+`/clip.wav","x_vector_only_mode":true}`, 200)
 	if _, ref := lastRef(t, fake); ref.Samples != 24000 {
 		t.Errorf("fetched clip reached the store as %d samples, want 24000", ref.Samples)
 	}
@@ -505,7 +507,7 @@ func TestRefAudioURL(t *testing.T) {
 		status int
 		msg    string
 	}{{"/missing.wav", 400, "404"}, {"/big.wav", 413, "102400"}} {
-		resp := post(t, url, `{"input":"x","ref_audio":"`+files.URL+c.path+`"}`)
+		resp := post(t, url, `{"input":"x","ref_audio":"`+files.URL+c.path+`","x_vector_only_mode":true}`)
 		if e := decodeError(t, resp); resp.StatusCode != c.status || !strings.Contains(e.Error.Message, c.msg) {
 			t.Errorf("%s: %d %q, want %d mentioning %s", c.path, resp.StatusCode, e.Error.Message, c.status, c.msg)
 		}

@@ -102,7 +102,7 @@ const (
 // upload is a parsed POST /v1/audio/voices form.
 type upload struct {
 	name, consent, refText string
-	xvOnly, hasXV          bool
+	xvOnly                 bool
 	file                   []byte
 	fileName               string
 }
@@ -222,7 +222,7 @@ func (s *Server) readUpload(mr *multipart.Reader) (upload, error) {
 			if err != nil {
 				return up, &FieldError{Field: field, Msg: fmt.Sprintf("%q is not a boolean (true or false)", truncate(string(b), 20))}
 			}
-			up.xvOnly, up.hasXV = v, true
+			up.xvOnly = v
 		case "file":
 			up.file, up.fileName = b, part.FileName()
 		case "":
@@ -247,12 +247,8 @@ func (s *Server) readUpload(mr *multipart.Reader) (upload, error) {
 	if n := utf8.RuneCountInString(up.refText); n > s.cfg.MaxInputChars {
 		return up, &TooLongError{Field: "ref_text", Len: n, Limit: s.cfg.MaxInputChars, Unit: "characters"}
 	}
-	hasText := strings.TrimSpace(up.refText) != ""
-	switch {
-	case up.hasXV && !up.xvOnly && !hasText:
-		return up, &FieldError{Field: "ref_text", Msg: "required for in-context cloning (x_vector_only false): give the clip's transcript, or set x_vector_only true"}
-	case !up.hasXV:
-		up.xvOnly = !hasText
+	if !up.xvOnly && strings.TrimSpace(up.refText) == "" {
+		return up, &FieldError{Field: "ref_text", Msg: "required for in-context cloning (the default): give the clip's transcript, or set x_vector_only true"}
 	}
 	if up.xvOnly {
 		up.refText = ""
