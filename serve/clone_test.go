@@ -422,7 +422,9 @@ func TestVoiceCacheEvicts(t *testing.T) {
 	for i := range clips {
 		clips[i] = b64(toneWAV(24000, 24000, 0.2+0.1*float64(i)))
 	}
-	use := func(i int) { speak(t, url, fmt.Sprintf(`{"input":"x","ref_audio":%q,"x_vector_only_mode":true}`, clips[i]), 200) }
+	use := func(i int) {
+		speak(t, url, fmt.Sprintf(`{"input":"x","ref_audio":%q,"x_vector_only_mode":true}`, clips[i]), 200)
+	}
 	use(0)
 	use(1)
 	use(0) // 0 is now the most recent
