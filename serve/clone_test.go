@@ -515,3 +515,20 @@ func TestRefAudioURL(t *testing.T) {
 		}
 	}
 }
+
+// TestVoiceUploadWhileDraining: a draining server encodes no new voice.
+func TestVoiceUploadWhileDraining(t *testing.T) {
+	s, err := serve.New(&servetest.Fake{Model: servetest.BaseInfo()}, serve.Config{Cloning: serve.CloneConfig{Voices: &servetest.Voices{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Drain(0)
+	ct, body := form(t, [][2]string{{"name", "me"}, {"consent", "yes"}, {"x_vector_only", "true"}, {"file", string(toneWAV(24000, 24000, 0.5))}})
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest("POST", "/v1/audio/voices", bytes.NewReader(body))
+	req.Header.Set("Content-Type", ct)
+	s.Handler().ServeHTTP(rec, req)
+	if rec.Code != 503 || !strings.Contains(rec.Body.String(), `"draining"`) {
+		t.Errorf("upload while draining: %d %s, want 503 draining", rec.Code, rec.Body)
+	}
+}

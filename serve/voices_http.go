@@ -116,6 +116,10 @@ func (s *Server) handleVoiceAdd(w http.ResponseWriter, r *http.Request) {
 	if !s.clones(w) {
 		return
 	}
+	if s.draining.Load() {
+		s.writeErr(w, ErrDraining) // no new encodings while the server drains
+		return
+	}
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
 		writeError(w, http.StatusUnsupportedMediaType, "invalid_request_error", "body", "unsupported_media_type",

@@ -227,3 +227,23 @@ func TestCloneThroughServe(t *testing.T) {
 		t.Errorf("a voice of another model: %d %s, want 400 naming voice", resp.StatusCode, body)
 	}
 }
+
+// TestCloneLongInput: an input of several segments speaks every segment
+// in the cloned voice (each segment's request carries the clone; the
+// reference is primed once, the later segments continue its decoder
+// state), ending with speech.audio.done.
+func TestCloneLongInput(t *testing.T) {
+	b := startBase(t)
+	var long strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&long, "This is sentence number %d of a long text that goes on. ", i)
+	}
+	body := fmt.Sprintf(`{"input":%q,"ref_audio":"%s","ref_text":"A buzz of two seconds.","response_format":"pcm","stream_format":"sse","max_new_tokens":3,"seed":1}`,
+		strings.TrimSpace(long.String()), base64.StdEncoding.EncodeToString(clipWAV(140, 2)))
+	out := string(b.speak(t, body))
+	starts, dones := strings.Count(out, `"type":"speech.segment.start"`), strings.Count(out, `"type":"speech.segment.done"`)
+	if starts < 2 || starts != dones || !strings.Contains(out, `"type":"speech.audio.done"`) || strings.Contains(out, "speech.audio.error") {
+		t.Errorf("%d segment starts, %d dones, audio.done %v; want several segments, each ended, and the reply done",
+			starts, dones, strings.Contains(out, `"type":"speech.audio.done"`))
+	}
+}
