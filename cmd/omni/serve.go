@@ -53,7 +53,7 @@ func (c *serveCmd) Run(g *Globals, ctx context.Context) error {
 	if err := c.checkFlags(); err != nil {
 		return err
 	}
-	if err := c.checkCloneFlags(); err != nil {
+	if err := c.checkCloneFlags(c.Fake); err != nil {
 		return err
 	}
 	syn, closeEngine, err := c.synthesizer(ctx, g)

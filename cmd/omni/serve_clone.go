@@ -24,9 +24,11 @@ type cloneServeFlags struct {
 const maxServeClipBytes = 1 << 30
 
 // checkCloneFlags refuses the cloning flags out of their bounds, naming
-// the flag.
-func (f *cloneServeFlags) checkCloneFlags() error {
+// the flag, and --fake-base without --fake.
+func (f *cloneServeFlags) checkCloneFlags(fake bool) error {
 	switch {
+	case f.FakeBase && !fake:
+		return usageErrorf("serve: --fake-base needs --fake")
 	case f.VoiceCacheBytes < 1:
 		return usageErrorf("serve: --voice-cache-bytes %d, want at least 1", f.VoiceCacheBytes)
 	case f.MaxClipBytes < 1 || f.MaxClipBytes > maxServeClipBytes:

@@ -28,6 +28,7 @@ func TestServeCloneFlagBounds(t *testing.T) {
 		{[]string{"serve", "--fake", "--max-clip-bytes", "0"}, "serve: --max-clip-bytes 0 outside [1, 1073741824]"},
 		{[]string{"serve", "--fake", "--max-clip-seconds", "0.1"}, "serve: --max-clip-seconds 0.1 outside [0.5, 600]"},
 		{[]string{"serve", "--fake", "--max-clip-seconds", "NaN"}, "serve: --max-clip-seconds NaN outside [0.5, 600]"},
+		{[]string{"serve", "--fake-base"}, "serve: --fake-base needs --fake"},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(tc.args, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), tc.want) {
