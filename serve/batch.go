@@ -113,7 +113,7 @@ func (s *Server) handleSpeechBatch(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			defer func() { <-sem }()
-			s.batchItem(ctx, r, it.p, received, &audioBytes, &results[i])
+			s.batchItem(ctx, r, i, it.p, received, &audioBytes, &results[i])
 		}()
 	}
 	wg.Wait()
@@ -223,10 +223,15 @@ func itemError(i int, err error) error {
 // errBatchAudio stops an item whose audio would pass the batch's bound.
 var errBatchAudio = &FieldError{Field: "items", Msg: fmt.Sprintf("the batch's audio passed %d MiB in all: send fewer or shorter items", maxBatchAudioBytes>>20)}
 
-// batchItem admits one item, reads its whole stream (stretched to its
+// batchItem admits item i (its voice reference resolved as a single
+// request's is: clone_prepare.go), reads its whole stream (stretched to its
 // speed) and encodes it into res, counting its bytes in total.
-func (s *Server) batchItem(ctx context.Context, r *http.Request, p speechParams, received time.Time, total *atomic.Int64, res *batchResult) {
+func (s *Server) batchItem(ctx context.Context, r *http.Request, i int, p speechParams, received time.Time, total *atomic.Int64, res *batchResult) {
 	p.Req.Received = received
+	if err := s.resolveClone(ctx, &p); err != nil {
+		res.fail(s, itemError(i, err))
+		return
+	}
 	st, err := s.admit(ctx, p.Req)
 	if err != nil {
 		res.fail(s, err)
