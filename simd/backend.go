@@ -46,7 +46,8 @@ type Backend struct {
 	snakeT     snakeTask
 	geluT      geluTask
 	eluT       eluTask
-	attnWin    []float32 // WindowAttention's rotated q and scores
+	attnWin    []float32 // WindowAttention's cos, sin and per-head rotated q and scores
+	winT       winAttnTask
 
 	wc     cacheState       // the prepared-weights cache's recording or replay (prepared.go)
 	prep   []float32        // NewMatrix's rotated copy of the weights (prepare_parallel.go)

@@ -16,8 +16,9 @@ import (
 //
 // k and v are stored in state kv[r] (layer layer), then the row attends with
 // scale 1/sqrt(hd) over the state's positions pos[r]−window+1 … pos[r]
-// (those ≥ 0): float32 scores, a float32 softmax (exp rounded from
-// float64), values summed in position order. A state's rows must come at
+// (those ≥ 0): float32 scores, Softmax's float32 softmax, values summed in
+// position order, each dot product and sum in Attention's order at the
+// level (the heads run in parallel on the pool). A state's rows must come at
 // consecutive positions from 0 (after NewWindowKV or ResetKV); a row out of
 // order is refused before any state changes. It implements codec.Backend.
 func (b *Backend) WindowAttention(out, qkv []float32, m int, kv, pos []int32, layer, heads, headDim int, theta float32) error {
@@ -61,74 +62,130 @@ func (b *Backend) WindowAttention(out, qkv []float32, m int, kv, pos []int32, la
 	for _, h := range kv {
 		window = max(window, b.objs[h].win.window)
 	}
-	need := 2*half + 1*half + qw + window
+	// Scratch: the inverse frequencies, every row's cos and sin, and per
+	// head a rotated q and the scores.
+	per := headDim + window
+	need := half + 2*m*half + heads*per
 	if cap(b.attnWin) < need {
 		b.attnWin = make([]float32, need)
 	}
 	s := b.attnWin[:need]
-	inv, cs, sn := s[:half], s[half:2*half], s[2*half:3*half]
-	q, scores := s[3*half:3*half+qw], s[3*half+qw:]
+	inv, cs, sn := s[:half], s[half:half+m*half], s[half+m*half:half+2*m*half]
 	for i := range inv {
 		e := float32(2*i) / float32(headDim)
 		inv[i] = 1 / float32(math.Pow(float64(theta), float64(e)))
 	}
-	scale := float32(1 / math.Sqrt(float64(headDim)))
 	for r := 0; r < m; r++ {
-		w := b.objs[kv[r]].win
-		p := int(pos[r])
-		for i := range inv {
-			a := float32(float32(p) * inv[i])
-			cs[i] = float32(math.Cos(float64(a)))
-			sn[i] = float32(math.Sin(float64(a)))
+		p := pos[r]
+		for i, f := range inv {
+			a := float32(float32(p) * f)
+			cs[r*half+i] = float32(math.Cos(float64(a)))
+			sn[r*half+i] = float32(math.Sin(float64(a)))
 		}
-		row := qkv[r*3*qw : (r+1)*3*qw]
-		copy(q, row[:qw])
-		slot := p % w.window
-		kd := w.k[layer][slot*qw : (slot+1)*qw]
-		vd := w.v[layer][slot*qw : (slot+1)*qw]
-		copy(kd, row[qw:2*qw])
-		copy(vd, row[2*qw:])
-		for h := 0; h < heads; h++ {
-			ropeRotate(q[h*headDim:(h+1)*headDim], cs, sn)
-			ropeRotate(kd[h*headDim:(h+1)*headDim], cs, sn)
-		}
-		w.next[layer] = int32(p + 1)
-		first := max(0, p-w.window+1)
-		n := p - first + 1
-		o := out[r*qw : (r+1)*qw]
-		for h := 0; h < heads; h++ {
-			qh := q[h*headDim : (h+1)*headDim]
-			mx := float32(math.Inf(-1))
-			for j := 0; j < n; j++ {
-				sl := (first + j) % w.window
-				kh := w.k[layer][sl*qw+h*headDim : sl*qw+(h+1)*headDim]
-				var d float32
-				for i, v := range qh {
-					d = float32(d + float32(v*kh[i]))
-				}
-				d = float32(d * scale)
-				scores[j] = d
-				mx = max(mx, d)
+	}
+	lvl := Active()
+	if lvl == AVX512VNNI && headDim%16 != 0 || lvl == AVX2 && headDim%8 != 0 {
+		lvl = Generic
+	}
+	t := &b.winT
+	*t = winAttnTask{b: b, lvl: lvl, out: out, qkv: qkv, kv: kv, pos: pos, layer: layer, heads: heads, headDim: headDim,
+		cs: cs, sn: sn, scratch: s[half+2*m*half:], scale: float32(1 / math.Sqrt(float64(headDim)))}
+	if b.pool != nil && heads > 1 && m*heads*headDim*window >= winAttnSplit {
+		b.pool.Run(t, heads, 1)
+	} else {
+		t.RunRange(0, heads)
+	}
+	*t = winAttnTask{}
+	for r := 0; r < m; r++ {
+		b.objs[kv[r]].win.next[layer] = pos[r] + 1
+	}
+	return nil
+}
+
+// winAttnSplit is the work (rows × heads × head width × window) from which
+// WindowAttention splits its heads over the pool.
+const winAttnSplit = 1 << 16
+
+// winAttnTask is WindowAttention's work for a range of heads: each head is
+// independent (its own slice of every row and of every state), so a worker
+// takes whole heads and runs all the call's rows for them, in order.
+type winAttnTask struct {
+	b               *Backend
+	lvl             Level
+	out, qkv        []float32
+	kv, pos         []int32
+	layer, heads    int
+	headDim         int
+	cs, sn, scratch []float32 // cs, sn: per row; scratch: per head, a q and the scores
+	scale           float32
+}
+
+// RunRange implements Task: heads [h0, h1) for every row.
+func (t *winAttnTask) RunRange(h0, h1 int) {
+	hd, qw := t.headDim, t.heads*t.headDim
+	half := hd / 2
+	per := len(t.scratch) / t.heads
+	for h := h0; h < h1; h++ {
+		sc := t.scratch[h*per : (h+1)*per]
+		q, scores := sc[:hd], sc[hd:]
+		for r := range t.kv {
+			w := t.b.objs[t.kv[r]].win
+			p := int(t.pos[r])
+			cs, sn := t.cs[r*half:(r+1)*half], t.sn[r*half:(r+1)*half]
+			row := t.qkv[r*3*qw : (r+1)*3*qw]
+			W := w.window
+			slot := p % W
+			kl, vl := w.k[t.layer], w.v[t.layer]
+			kd := kl[slot*qw+h*hd : slot*qw+(h+1)*hd]
+			copy(q, row[h*hd:(h+1)*hd])
+			copy(kd, row[qw+h*hd:qw+(h+1)*hd])
+			copy(vl[slot*qw+h*hd:slot*qw+(h+1)*hd], row[2*qw+h*hd:2*qw+(h+1)*hd])
+			ropeRotate(q, cs, sn)
+			ropeRotate(kd, cs, sn)
+			first := max(0, p-W+1)
+			n := p - first + 1
+			s := scores[:n]
+			// The positions first…p sit in at most two runs of slots (the
+			// ring wraps once).
+			s0 := first % W
+			n0 := min(n, W-s0)
+			t.scores(s[:n0], q, kl[s0*qw+h*hd:], qw)
+			if n0 < n {
+				t.scores(s[n0:], q, kl[h*hd:], qw)
 			}
-			var sum float32
-			for j := 0; j < n; j++ {
-				e := float32(math.Exp(float64(scores[j] - mx)))
-				scores[j] = e
-				sum += e
-			}
-			oh := o[h*headDim : (h+1)*headDim]
-			clear(oh)
-			for j := 0; j < n; j++ {
-				pj := scores[j] / sum
-				sl := (first + j) % w.window
-				vh := w.v[layer][sl*qw+h*headDim : sl*qw+(h+1)*headDim]
-				for i, v := range vh {
-					oh[i] = float32(oh[i] + float32(pj*v))
-				}
+			softmaxAt(t.lvl, s)
+			o := t.out[r*qw+h*hd : r*qw+(h+1)*hd]
+			clear(o)
+			t.values(o, s[:n0], vl[s0*qw+h*hd:], qw)
+			if n0 < n {
+				t.values(o, s[n0:], vl[h*hd:], qw)
 			}
 		}
 	}
-	return nil
+}
+
+// scores sets s[j] = (q · k[j·stride:]) · scale at t's level.
+func (t *winAttnTask) scores(s, q, k []float32, stride int) {
+	switch t.lvl {
+	case AVX512VNNI:
+		attnScoresAVX512(&s[0], &q[0], &k[0], len(s), stride, len(q), t.scale)
+	case AVX2:
+		attnScoresAVX2(&s[0], &q[0], &k[0], len(s), stride, len(q), t.scale)
+	default:
+		attnScoresGeneric(s, q, k, stride, t.scale)
+	}
+}
+
+// values adds Σ_j s[j]·v[j·stride:] to o at t's level.
+func (t *winAttnTask) values(o, s, v []float32, stride int) {
+	switch t.lvl {
+	case AVX512VNNI:
+		attnValuesAVX512(&o[0], &s[0], &v[0], len(s), stride, len(o))
+	case AVX2:
+		attnValuesAVX2(&o[0], &s[0], &v[0], len(s), stride, len(o))
+	default:
+		attnValuesGeneric(o, s, v, stride)
+	}
 }
 
 // ropeRotate applies rotate-half RoPE to one head x (cos, sin per pair),

@@ -1,6 +1,7 @@
 package simd
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -450,12 +451,29 @@ func refWindowAttention(qkv []float32, T, heads, hd, window int, theta float64) 
 }
 
 func TestBackendWindowAttentionAgainstDefinition(t *testing.T) {
-	b := NewBackend(1)
+	// Head widths 8, 16 and 32 take each level's kernels (8 runs AVX-512's
+	// generic fallback); a 2-thread backend splits the heads over its pool
+	// (the window and the heads are big enough to cross winAttnSplit).
+	eachLevel(t, func(t *testing.T) {
+		for _, c := range []struct{ threads, heads, hd, window, T, chunk int }{
+			{1, 3, 8, 5, 13, 3}, {1, 2, 16, 7, 20, 3}, {2, 4, 32, 150, 170, 40}, {2, 3, 16, 300, 40, 3},
+		} {
+			t.Run(fmt.Sprintf("threads%d_heads%d_hd%d_window%d_chunk%d", c.threads, c.heads, c.hd, c.window, c.chunk), func(t *testing.T) {
+				testWindowAttention(t, c.threads, c.heads, c.hd, c.window, c.T, c.chunk)
+			})
+		}
+	})
+}
+
+// testWindowAttention pushes two streams through one backend: stream 0 row
+// by row, stream 1 chunk rows at a time every chunk calls, interleaved into
+// shared calls.
+func testWindowAttention(t *testing.T, threads, heads, hd, window, T, chunk int) {
+	b := NewBackend(threads)
+	defer b.Close()
 	r := rand.New(rand.NewPCG(13, 14))
-	layers, heads, hd, window, T := 2, 3, 8, 5, 13
+	layers := 2
 	theta := float32(10000)
-	// Two streams: stream 0 pushed row by row, stream 1 in chunks of 3,
-	// interleaved into shared calls.
 	s0, _ := b.NewWindowKV(layers, heads, hd, window)
 	s1, _ := b.NewWindowKV(layers, heads, hd, window)
 	qw := heads * hd
@@ -470,8 +488,8 @@ func TestBackendWindowAttentionAgainstDefinition(t *testing.T) {
 		qkv = append(qkv, x0[p0*3*qw:(p0+1)*3*qw]...)
 		kv, pos = append(kv, s0), append(pos, int32(p0))
 		n1 := 0
-		if p0%3 == 0 {
-			n1 = min(3, T-p1)
+		if p0%chunk == 0 {
+			n1 = min(chunk, T-p1)
 			qkv = append(qkv, x1[p1*3*qw:(p1+n1)*3*qw]...)
 			for i := 0; i < n1; i++ {
 				kv, pos = append(kv, s1), append(pos, int32(p1+i))
