@@ -245,8 +245,9 @@ func layerNorm(out, x []float32, m int, w, bias []float32, eps float32) {
 	}
 }
 
-// GELU computes out[i] = x[i]·(1 + erf(x[i]/√2))/2, the exact form. out may
-// be x. It implements codec.Backend.
+// GELU computes out[i] = x[i]·(1 + erf(x[i]/√2))/2, the exact (erf) form,
+// within 3e-7·|x[i]| (erf from a float32 erfc approximation, the same bits at
+// every level: geluGeneric). out may be x. It implements codec.Backend.
 func (b *Backend) GELU(out, x []float32) error {
 	if len(x) == 0 || len(out) != len(x) {
 		return fmt.Errorf("simd: backend: GELU with len(x) %d, len(out) %d (want equal, ≥ 1)", len(x), len(out))
