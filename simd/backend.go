@@ -30,6 +30,7 @@ type Backend struct {
 
 	// codec ops (backend_codec_ops.go)
 	convT    convTask
+	convRowT convRowTask // convT's rows split over the pool (few output panels)
 	convJobs []convJob
 	convPad  []float32  // the jobs' padded leftover rows
 	convX    []float32  // dilated convs' gathered phases

@@ -106,6 +106,13 @@ func TestBackendConvAgainstTorchDefinition(t *testing.T) {
 		{20, 128, 7, 1, 29, 1}, // K = 896: the AVX2 level splits K
 		{24, 300, 7, 1, 17, 2}, // K = 2100, a partial panel
 		{16, 310, 7, 3, 13, 1}, // K = 2170, dilated
+		// Few output panels and many rows: 2 threads split the rows
+		// (convRowTask), with a bias, over batches, phases and K blocks.
+		{32, 64, 3, 1, 100, 1},
+		{64, 32, 1, 1, 97, 2},
+		{128, 40, 2, 1, 61, 1},
+		{16, 24, 7, 3, 70, 1},
+		{32, 600, 2, 1, 50, 1}, // K = 1200
 	}
 	eachLevel(t, func(t *testing.T) {
 		for _, threads := range []int{1, 2} {
@@ -114,7 +121,7 @@ func TestBackendConvAgainstTorchDefinition(t *testing.T) {
 			for _, c := range cases {
 				w := randVec(r, c.out*c.in*c.k, 0.3)
 				var bias []float32
-				if c.out%2 == 1 {
+				if c.out%2 == 1 || c.m >= 48 {
 					bias = randVec(r, c.out, 1)
 				}
 				h, err := b.NewConv(c.out, c.in, c.k, c.d, w, bias, "fp32")
@@ -133,6 +140,48 @@ func TestBackendConvAgainstTorchDefinition(t *testing.T) {
 				}
 			}
 			b.Close()
+		}
+	})
+}
+
+// TestBackendConvThreadsAgree: a conv with few output panels and many rows,
+// whose rows 2 threads split between them (convRowTask), gives the bits of
+// one thread, in fp32 and bf16, with a bias, over batches, dilation phases
+// and K blocks.
+func TestBackendConvThreadsAgree(t *testing.T) {
+	cases := []struct{ out, in, k, d, m, batch int }{
+		{32, 64, 3, 1, 100, 1}, {64, 32, 1, 1, 97, 2}, {128, 40, 2, 1, 61, 1}, {16, 24, 7, 3, 70, 1}, {32, 600, 2, 1, 50, 1},
+	}
+	eachLevel(t, func(t *testing.T) {
+		b1, b2 := NewBackend(1), NewBackend(2)
+		defer b1.Close()
+		defer b2.Close()
+		r := rand.New(rand.NewPCG(5, 6))
+		for _, prec := range []string{"fp32", "bf16"} {
+			for _, c := range cases {
+				w, bias := randVec(r, c.out*c.in*c.k, 0.3), randVec(r, c.out, 1)
+				h1, err := b1.NewConv(c.out, c.in, c.k, c.d, w, bias, prec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				h2, err := b2.NewConv(c.out, c.in, c.k, c.d, w, bias, prec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				x := randVec(r, c.batch*((c.k-1)*c.d+c.m)*c.in, 1)
+				y1, y2 := make([]float32, c.batch*c.m*c.out), make([]float32, c.batch*c.m*c.out)
+				if err := b1.Conv(y1, x, c.m, c.batch, h1); err != nil {
+					t.Fatal(err)
+				}
+				if err := b2.Conv(y2, x, c.m, c.batch, h2); err != nil {
+					t.Fatal(err)
+				}
+				for i := range y1 {
+					if math.Float32bits(y1[i]) != math.Float32bits(y2[i]) {
+						t.Fatalf("%s %+v: y[%d] = %v on 2 threads, %v on 1", prec, c, i, y2[i], y1[i])
+					}
+				}
+			}
 		}
 	})
 }

@@ -35,6 +35,7 @@ type convTask struct {
 	xb  []uint16
 
 	yp, xp         []uintptr // AVX2: each listed row's output and input
+	nlist          int       // listed rows before the padding to a multiple of 6
 	rowJob, rowIdx []int32   // AVX2: each listed row's job and row in it
 	tile           [6 * PanelRows]float32
 	gtiles         []float32  // grouped kernel: a tile per panel (convGemmGroups)
@@ -112,6 +113,7 @@ func (t *convTask) listRows() {
 	// more than the one-row kernel's latency-bound FMA chains. Any other
 	// list is padded to a multiple of 6: among full groups the 6-row
 	// kernel's throughput beats one-row passes (2 chains per row).
+	t.nlist = len(t.yp)
 	few := 2 // lists this short run the one-row kernel (none for dot)
 	if t.dot != nil {
 		few = 0
@@ -130,7 +132,12 @@ func (t *convTask) listRows() {
 // it writes the same values to the same place in the same call. The last,
 // partial panel (rows not a multiple of 16) goes through the tile; only the
 // thread given that panel touches it.
-func (t *convTask) runRows(lo, hi int) {
+func (t *convTask) runRows(lo, hi int) { t.runRowsIn(lo, hi, 0, len(t.yp)) }
+
+// runRowsIn is runRows for the listed rows [r0, r1) only (r0 a multiple of
+// 6, r1 one too or the list's end), adding the bias to those rows only;
+// rows split this way must not meet a partial panel (its tile is shared).
+func (t *convTask) runRowsIn(lo, hi, r0, r1 int) {
 	w := t.w
 	k := w.cols
 	pb := PanelRows * k
@@ -150,9 +157,9 @@ func (t *convTask) runRows(lo, hi int) {
 		n := min(chunk, hi-pc)
 		nf := max(0, min(n, full-pc))
 		for kb := 0; kb < k && nf > 0; kb += kblk {
-			for g0 := 0; g0 < len(t.yp); {
+			for g0 := r0; g0 < r1; {
 				g := 6
-				if len(t.yp)-g0 < 6 && t.dot == nil {
+				if r1-g0 < 6 && t.dot == nil {
 					g = 1 // the last one or two rows
 				}
 				t.rowsKernel(g, &t.yp[g0], &t.xp[g0], pc*pb, k, nf, 4*pc*PanelRows, kb, min(kblk, k-kb))
@@ -160,9 +167,9 @@ func (t *convTask) runRows(lo, hi int) {
 			}
 		}
 		for p := pc + nf; p < pc+n; p++ {
-			for g0 := 0; g0 < len(t.yp); {
+			for g0 := r0; g0 < r1; {
 				g := 6
-				if len(t.yp)-g0 < 6 && t.dot == nil {
+				if r1-g0 < 6 && t.dot == nil {
 					g = 1
 				}
 				for kb := 0; kb < k; kb += kblk {
@@ -177,8 +184,59 @@ func (t *convTask) runRows(lo, hi int) {
 				g0 += g
 			}
 		}
-		t.addBias(pc, pc+n)
+		if r0 == 0 && r1 == len(t.yp) {
+			t.addBias(pc, pc+n)
+		} else {
+			t.addBiasRows(pc, pc+n, r0, min(r1, t.nlist))
+		}
 	}
+}
+
+// addBiasRows is addBias for the listed rows [r0, r1) (none of them a
+// padding row).
+func (t *convTask) addBiasRows(pc, pe, r0, r1 int) {
+	if t.bias == nil {
+		return
+	}
+	c0, c1 := pc*PanelRows, min(pe*PanelRows, t.w.rows)
+	bs := t.bias[c0:c1]
+	for r := r0; r < r1; r++ {
+		j := &t.jobs[t.rowJob[r]]
+		i := int(t.rowIdx[r])
+		Add(j.y[i*j.ldy+c0:i*j.ldy+c1], bs)
+	}
+}
+
+// convRowTask splits a conv call's listed rows over the pool in blocks of
+// rows (a multiple of 6), each block through every panel: for convs with
+// too few output panels to keep every thread busy (the encoder's 32- and
+// 64-channel convs at 24 kHz). Each output's sum is the same whichever rows
+// run together, so the split changes no bits.
+type convRowTask struct {
+	t     *convTask
+	block int
+}
+
+// RunRange implements Task over row blocks [lo, hi).
+func (rt *convRowTask) RunRange(lo, hi int) {
+	t := rt.t
+	rt.t.runRowsIn(0, t.w.panels, lo*rt.block, min(hi*rt.block, len(t.yp)))
+}
+
+// convRowBlocks returns the row block of a row split of t over threads, or
+// 0 when the panel split suffices (at least two chunks per thread) or the
+// rows cannot be split (a partial panel, whose tile threads would share;
+// a list too short).
+func convRowBlocks(t *convTask, chunk, threads int) int {
+	if !t.rows || t.w.rows%PanelRows != 0 || (t.w.panels+chunk-1)/chunk >= 2*threads {
+		return 0
+	}
+	n := len(t.yp)
+	if n < 24*threads {
+		return 0
+	}
+	// About 8 blocks per thread, claimed dynamically.
+	return max(6, (n+8*threads-1)/(8*threads)/6*6)
 }
 
 // convKBlock is the inputs per block of K the fp32 AVX-512 row kernel
@@ -322,7 +380,14 @@ func (b *Backend) runConvJobs(c *convWeights, bias []float32) {
 			}
 		}
 		b.pool.mu.Lock()
-		b.pool.runDynamic(t, w.panels, chunk)
+		if blk := convRowBlocks(t, chunk, b.pool.Threads()); blk > 0 {
+			rt := &b.convRowT
+			rt.t, rt.block = t, blk
+			b.pool.runDynamic(rt, (len(t.yp)+blk-1)/blk, 1)
+			rt.t = nil
+		} else {
+			b.pool.runDynamic(t, w.panels, chunk)
+		}
 		b.pool.mu.Unlock()
 	} else {
 		t.RunRange(0, w.panels)

@@ -48,7 +48,14 @@ type encodeReport struct {
 	Efficiency       float64 `json:"efficiency"`
 	EfficiencyBest   float64 `json:"efficiency_best"`
 	AllocsPerEncode  float64 `json:"allocs_per_encode"`
-	Runs             int     `json:"runs"`
+	// CPUMs is the process CPU time per timed encode (every thread, their
+	// spinning included) and EfficiencyCPU the MACs per CPU second against
+	// one thread's share of the peak: a loaded machine stretches the wall
+	// clock more than it does these.
+	CPUMs         float64 `json:"cpu_ms"`
+	EfficiencyCPU float64 `json:"efficiency_cpu"`
+	LoadAverage   string  `json:"load_average,omitempty"`
+	Runs          int     `json:"runs"`
 	// StageShare is each stage's share of the timed encodes' time.
 	StageShare map[string]float64 `json:"stage_share"`
 }
@@ -113,6 +120,7 @@ func (c *benchEncodeCmd) Run(g *Globals, _ context.Context) error {
 	})
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
+	cpu0 := benchProcessCPU()
 	for i := 0; i < c.Runs; i++ {
 		t0 := time.Now()
 		last = t0
@@ -121,6 +129,7 @@ func (c *benchEncodeCmd) Run(g *Globals, _ context.Context) error {
 		}
 		ms = append(ms, float64(time.Since(t0))/1e6)
 	}
+	rep.CPUMs = (benchProcessCPU() - cpu0) / float64(c.Runs)
 	runtime.ReadMemStats(&after)
 	e.SetStageHook(nil)
 	var total time.Duration
@@ -147,7 +156,11 @@ func (c *benchEncodeCmd) Run(g *Globals, _ context.Context) error {
 		rep.FloorMs = macs / (peak * 1e9) * 1e3
 		rep.Efficiency = rep.GMACs / peak
 		rep.EfficiencyBest = macs / (rep.MsMin / 1e3) / 1e9 / peak
+		if rep.CPUMs > 0 {
+			rep.EfficiencyCPU = macs / (rep.CPUMs / 1e3) / 1e9 / (peak / float64(max(1, threads)))
+		}
 	}
+	rep.LoadAverage = benchLoadAverage()
 	if c.JSON {
 		enc := json.NewEncoder(g.Stdout)
 		enc.SetIndent("", "  ")
@@ -155,8 +168,8 @@ func (c *benchEncodeCmd) Run(g *Globals, _ context.Context) error {
 	}
 	fmt.Fprintf(g.Stdout, "encoder %s %s, %d thread(s), level %s: %.1f s of audio (%d frames), %.3f GMAC per frame; fp32 FMA peak %.0f GFLOP/s; floor %.1f ms\n",
 		c.Codec, c.Precision, threads, rep.Level, c.Seconds, rep.Frames, float64(rep.MACsPerFrame)/1e9, rep.FMAPeakGFLOPs, rep.FloorMs)
-	fmt.Fprintf(g.Stdout, "  %.1f ms median of %d (min %.1f), %.2f ms per audio second, %.1f GMAC/s, efficiency %.2f (best %.2f), %.1f allocations per encode\n",
-		rep.Ms, c.Runs, rep.MsMin, rep.MsPerAudioSecond, rep.GMACs, rep.Efficiency, rep.EfficiencyBest, rep.AllocsPerEncode)
+	fmt.Fprintf(g.Stdout, "  %.1f ms median of %d (min %.1f), %.2f ms per audio second, %.1f GMAC/s, efficiency %.2f (best %.2f, CPU-time %.2f: %.1f CPU ms), %.1f allocations per encode; load average %s\n",
+		rep.Ms, c.Runs, rep.MsMin, rep.MsPerAudioSecond, rep.GMACs, rep.Efficiency, rep.EfficiencyBest, rep.EfficiencyCPU, rep.CPUMs, rep.AllocsPerEncode, rep.LoadAverage)
 	fmt.Fprintf(g.Stdout, "    stages:")
 	for s := codec.EncodeStage(0); s < codec.NumEncodeStages; s++ {
 		fmt.Fprintf(g.Stdout, " %s %.1f%%", s, 100*rep.StageShare[s.String()])

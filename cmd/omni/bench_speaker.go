@@ -46,6 +46,13 @@ type speakerReport struct {
 	Efficiency     float64 `json:"efficiency"`
 	EfficiencyBest float64 `json:"efficiency_best"`
 	AllocsPerEmbed float64 `json:"allocs_per_embed"`
+	// CPUMs is the process CPU time per timed embedding (every thread, their
+	// spinning included) and EfficiencyCPU the MACs per CPU second against
+	// one thread's share of the peak: a loaded machine stretches the wall
+	// clock more than it does these.
+	CPUMs         float64 `json:"cpu_ms"`
+	EfficiencyCPU float64 `json:"efficiency_cpu"`
+	LoadAverage   string  `json:"load_average,omitempty"`
 }
 
 // Run implements "omni bench speaker".
@@ -109,6 +116,7 @@ func (c *benchSpeakerCmd) Run(g *Globals, _ context.Context) error {
 		}
 	}
 	times := make([]float64, c.Runs)
+	cpu0 := benchProcessCPU()
 	for i := range times {
 		t0 := time.Now()
 		if err := enc.Embed(dst, x); err != nil {
@@ -116,6 +124,7 @@ func (c *benchSpeakerCmd) Run(g *Globals, _ context.Context) error {
 		}
 		times[i] = float64(time.Since(t0).Microseconds()) / 1e3
 	}
+	rep.CPUMs = (benchProcessCPU() - cpu0) / float64(c.Runs)
 	mel := speaker.NewMel()
 	buf, _, _ := mel.Compute(nil, x)
 	melT := make([]float64, c.Runs)
@@ -144,9 +153,13 @@ func (c *benchSpeakerCmd) Run(g *Globals, _ context.Context) error {
 		rep.FloorMs = float64(rep.MACs) / (peakGMACs * 1e9) * 1e3
 		rep.Efficiency = rep.FloorMs / rep.MsPerClip
 		rep.EfficiencyBest = rep.FloorMs / rep.MsPerClipMin
+		if rep.CPUMs > 0 {
+			rep.EfficiencyCPU = float64(rep.MACs) / (rep.CPUMs / 1e3) / 1e9 / (peakGMACs / float64(max(1, threads)))
+		}
 	}
-	logf("%.1f s clip (%d mel frames, %.2f GMAC): median %.1f ms (min %.1f), %.2f ms per audio second, mel %.1f ms; %.1f GMAC/s, efficiency %.2f of the fp32 peak (%.0f GFLOP/s); %.0f allocations per embed",
-		c.Seconds, rep.MelFrames, float64(rep.MACs)/1e9, rep.MsPerClip, rep.MsPerClipMin, rep.MsPerAudioSec, rep.MelMs, rep.GMACs, rep.Efficiency, rep.FMAPeakGFLOPs, rep.AllocsPerEmbed)
+	rep.LoadAverage = benchLoadAverage()
+	logf("%.1f s clip (%d mel frames, %.2f GMAC): median %.1f ms (min %.1f), %.2f ms per audio second, mel %.1f ms; %.1f GMAC/s, efficiency %.2f of the fp32 peak (%.0f GFLOP/s; CPU-time %.2f: %.1f CPU ms); %.0f allocations per embed; load average %s",
+		c.Seconds, rep.MelFrames, float64(rep.MACs)/1e9, rep.MsPerClip, rep.MsPerClipMin, rep.MsPerAudioSec, rep.MelMs, rep.GMACs, rep.Efficiency, rep.FMAPeakGFLOPs, rep.EfficiencyCPU, rep.CPUMs, rep.AllocsPerEmbed, rep.LoadAverage)
 	if c.JSON {
 		enc := json.NewEncoder(g.Stdout)
 		enc.SetIndent("", "  ")
