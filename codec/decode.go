@@ -248,12 +248,8 @@ func (m *Model) decode(streams []*Stream, codes [][][Codebooks]int32, pcm [][]fl
 		m.stage(StageBlock1 + Stage(min(i, 3)))
 	}
 	od := c.outDim()
-	t := sc.buf(sT1, B*rows*od)
-	if err := be.Snake(t, x, B*rows, m.snakeOut); err != nil {
-		return err
-	}
 	y = sc.buf(sY, B*rows)
-	if err := m.causalConv(y, t, rows, od, 6, m.convOut, streams, func(s *Stream) []float32 { return s.outTail }); err != nil {
+	if err := m.causalConvSnake(y, x, rows, od, 6, m.convOut, true, m.snakeOut, streams, func(s *Stream) []float32 { return s.outTail }); err != nil {
 		return err
 	}
 	for b := range streams {
@@ -279,13 +275,29 @@ func (m *Model) swap(n int) []float32 {
 // of rows rows of cin channels), taking each stream's history from tail and
 // leaving its last hist input rows there.
 func (m *Model) causalConv(y, x []float32, rows, cin, hist int, w int32, streams []*Stream, tail func(*Stream) []float32) error {
+	return m.causalConvSnake(y, x, rows, cin, hist, w, false, 0, streams, tail)
+}
+
+// causalConvSnake is causalConv on Snake(x) (SnakeBeta snake, when act)
+// instead of x: the activation writes straight into the conv's input
+// behind each stream's tail, sparing a copy of the whole input (a sixth of
+// a decode when it went through a separate buffer). Snake's rows are
+// independent, so per-stream calls give the bits of one call.
+func (m *Model) causalConvSnake(y, x []float32, rows, cin, hist int, w int32, act bool, snake int32, streams []*Stream, tail func(*Stream) []float32) error {
 	seg := (hist + rows) * cin
 	cat := m.scratch.buf(sCat, len(streams)*seg)
 	for b, s := range streams {
 		dst := cat[b*seg : (b+1)*seg]
 		tl := tail(s)
 		copy(dst, tl)
-		copy(dst[hist*cin:], x[b*rows*cin:(b+1)*rows*cin])
+		src := x[b*rows*cin : (b+1)*rows*cin]
+		if act {
+			if err := m.b.Snake(dst[hist*cin:], src, rows, snake); err != nil {
+				return err
+			}
+		} else {
+			copy(dst[hist*cin:], src)
+		}
 		copy(tl, dst[rows*cin:])
 	}
 	return m.b.Conv(y, cat, rows, len(streams), w)
@@ -338,11 +350,8 @@ func (m *Model) resUnit(x []float32, rows, ch int, r *resW, streams []*Stream, i
 	be := m.b
 	R := len(streams) * rows
 	t := m.scratch.buf(sT1, R*ch)
-	if err := be.Snake(t, x, R, r.snake1); err != nil {
-		return err
-	}
 	y := m.scratch.buf(sT2, R*ch)
-	if err := m.causalConv(y, t, rows, ch, 6*dilation(u), r.conv1, streams, func(s *Stream) []float32 { return s.resTail[i][u] }); err != nil {
+	if err := m.causalConvSnake(y, x, rows, ch, 6*dilation(u), r.conv1, true, r.snake1, streams, func(s *Stream) []float32 { return s.resTail[i][u] }); err != nil {
 		return err
 	}
 	if err := be.Snake(t, y, R, r.snake2); err != nil {
