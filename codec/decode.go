@@ -176,8 +176,8 @@ func (m *Model) decode(streams []*Stream, codes [][][Codebooks]int32, pcm [][]fl
 	if err := m.linear(y, e0, R, m.projRest); err != nil {
 		return err
 	}
-	for i := range x {
-		x[i] += y[i]
+	if err := addInto(m.add, x, y); err != nil {
+		return err
 	}
 	m.stage(StageRVQ)
 
@@ -338,8 +338,8 @@ func (m *Model) convNeXt(x []float32, rows int, u *upW, streams []*Stream, j int
 	if err := be.Scale(ln, d, R, u.gamma); err != nil {
 		return err
 	}
-	for i, v := range ln {
-		x[i] += v
+	if err := addInto(m.add, x, ln); err != nil {
+		return err
 	}
 	return nil
 }
@@ -360,8 +360,8 @@ func (m *Model) resUnit(x []float32, rows, ch int, r *resW, streams []*Stream, i
 	if err := be.Conv(y, t, rows, len(streams), r.conv2); err != nil {
 		return err
 	}
-	for k, v := range y {
-		x[k] += v
+	if err := addInto(m.add, x, y); err != nil {
+		return err
 	}
 	return nil
 }
@@ -409,8 +409,8 @@ func (m *Model) transformer(x []float32, streams []*Stream, n int) error {
 		if err := be.Scale(t, o, R, l.attnScale); err != nil {
 			return err
 		}
-		for i, v := range t {
-			h[i] += v
+		if err := addInto(m.add, h, t); err != nil {
+			return err
 		}
 		if err := be.RMSNorm(t, h, R, l.mlpNorm, c.RMSEps); err != nil {
 			return err
@@ -427,8 +427,8 @@ func (m *Model) transformer(x []float32, streams []*Stream, n int) error {
 		if err := be.Scale(t, o, R, l.mlpScale); err != nil {
 			return err
 		}
-		for i, v := range t {
-			h[i] += v
+		if err := addInto(m.add, h, t); err != nil {
+			return err
 		}
 	}
 	if err := be.RMSNorm(t, h, R, m.norm, c.RMSEps); err != nil {

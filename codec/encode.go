@@ -152,8 +152,8 @@ func (e *Encoder) seanet(pcm []float32) error {
 			if err := be.Conv(y, t, L, 1, r.conv2); err != nil {
 				return err
 			}
-			for i, v := range y {
-				x[i] += v
+			if err := addInto(e.add, x, y); err != nil {
+				return err
 			}
 		}
 		// ELU, then the conv of stride r over rows grouped r at a time,
@@ -333,8 +333,8 @@ func (e *Encoder) transformer(h []float32, n int, pos int32) error {
 		if err := be.Scale(t, t, n, l.attnScale); err != nil {
 			return err
 		}
-		for i, v := range t {
-			h[i] += v
+		if err := addInto(e.add, h, t); err != nil {
+			return err
 		}
 		if err := be.LayerNorm(t, h, n, l.ln2w, l.ln2b, c.NormEps); err != nil {
 			return err
@@ -353,8 +353,8 @@ func (e *Encoder) transformer(h []float32, n int, pos int32) error {
 		if err := be.Scale(o, o, n, l.mlpScale); err != nil {
 			return err
 		}
-		for i, v := range o {
-			h[i] += v
+		if err := addInto(e.add, h, o); err != nil {
+			return err
 		}
 	}
 	return nil

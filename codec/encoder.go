@@ -35,6 +35,7 @@ type Encoder struct {
 	norm   [Codebooks][]float32
 	kv     int32
 	elu    ELUBackend // the backend's ELU, or nil
+	add    AddBackend // the backend's residual add, or nil
 	hook   func(EncodeStage)
 
 	handles []int32
@@ -184,6 +185,7 @@ func buildEncoder(cfg EncoderConfig, get weightSet, b Backend, precision string)
 	}
 	e := &Encoder{cfg: cfg, b: b, precision: precision, spf: cfg.SamplesPerFrame(), kv: -1}
 	e.elu, _ = b.(ELUBackend)
+	e.add, _ = b.(AddBackend)
 	defer func() {
 		if err != nil {
 			e.Close()

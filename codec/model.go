@@ -30,6 +30,7 @@ type Model struct {
 	handles []int32 // every handle above, for Close
 	scratch scratch
 	hook    func(Stage)
+	add     AddBackend // the backend's residual add, or nil
 	closed  bool
 }
 
@@ -144,6 +145,7 @@ func build(cfg Config, get weightSet, b Backend, precision string, hollow bool) 
 		return nil, err
 	}
 	m := &Model{cfg: cfg, b: b, precision: spec.String(), spf: cfg.SamplesPerFrame()}
+	m.add, _ = b.(AddBackend)
 	defer func() {
 		if err != nil {
 			m.Close()

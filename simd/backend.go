@@ -47,6 +47,7 @@ type Backend struct {
 	snakeT     snakeTask
 	geluT      geluTask
 	eluT       eluTask
+	addT       addTask
 	attnWin    []float32 // WindowAttention's cos, sin and per-head rotated q and scores
 	winT       winAttnTask
 

@@ -144,6 +144,37 @@ func TestBackendConvAgainstTorchDefinition(t *testing.T) {
 	})
 }
 
+// TestBackendAddTo: AddTo on one and two threads, short and long (split
+// over the pool), equals a scalar loop's float32 sums bit for bit; unequal
+// lengths are refused.
+func TestBackendAddTo(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
+		for _, threads := range []int{1, 2} {
+			b := NewBackend(threads)
+			r := rand.New(rand.NewPCG(7, 8))
+			for _, n := range []int{1, 17, 1000, 100003} {
+				dst, src := randVec(r, n, 3), randVec(r, n, 1)
+				want := make([]float32, n)
+				for i := range want {
+					want[i] = dst[i] + src[i]
+				}
+				if err := b.AddTo(dst, src); err != nil {
+					t.Fatal(err)
+				}
+				for i := range want {
+					if math.Float32bits(dst[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("%d threads, n %d: dst[%d] = %v, want %v", threads, n, i, dst[i], want[i])
+					}
+				}
+			}
+			if err := b.AddTo(make([]float32, 3), make([]float32, 2)); err == nil {
+				t.Error("AddTo of unequal lengths: no error")
+			}
+			b.Close()
+		}
+	})
+}
+
 // TestBackendConvThreadsAgree: a conv with few output panels and many rows,
 // whose rows 2 threads split between them (convRowTask), gives the bits of
 // one thread, in fp32 and bf16, with a bias, over batches, dilation phases
@@ -686,8 +717,28 @@ func TestBackendCodecOpsAllocateNothing(t *testing.T) {
 		}
 		hs, _ := b.NewSnake(in, randVec(r, in, 0.3), randVec(r, in, 0.3))
 		xs := randVec(r, 400*in, 1)
+		xa := randVec(r, 400*in, 1e-3)
 		calls = append(calls, func() error { return b.Snake(xs, xs, 400, hs) },
-			func() error { return b.GELU(xs, xs) })
+			func() error { return b.GELU(xs, xs) },
+			func() error { return b.AddTo(xs, xa) })
+		// The row split (few output panels, many rows) and a window attention.
+		hr, err := b.NewConv(32, 64, 3, 1, randVec(r, 32*64*3, 0.1), randVec(r, 32, 1), "fp32")
+		if err != nil {
+			t.Fatal(err)
+		}
+		xr, yr := randVec(r, 302*64, 1), make([]float32, 300*32)
+		hw, err := b.NewWindowKV(1, 4, 32, 250)
+		if err != nil {
+			t.Fatal(err)
+		}
+		qkv, att := randVec(r, 3*128, 1), make([]float32, 128)
+		kvs, pos := []int32{hw}, []int32{0}
+		calls = append(calls, func() error { return b.Conv(yr, xr, 300, 1, hr) },
+			func() error {
+				err := b.WindowAttention(att, qkv, 1, kvs, pos, 0, 4, 32, 10000)
+				pos[0]++
+				return err
+			})
 		for i, f := range calls {
 			if err := f(); err != nil {
 				t.Fatal(err)
