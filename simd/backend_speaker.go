@@ -14,7 +14,8 @@ import (
 //	w[r][i] = exp(l[r][i] − max_r l[·][i]) / Σ_r exp(…)
 //	mean[i] = Σ_r w·x,  std[i] = sqrt(max(Σ_r w·x² − mean², 1e-12))
 //
-// in float64 sums. Channels split over the pool. It implements
+// in float64 sums (the exponentials in float64 at the generic and AVX2
+// levels, in float32 at AVX-512). Channels split over the pool. It implements
 // speaker.StatsBackend.
 func (b *Backend) SoftmaxStats(out, x, logits []float32, m, c int) error {
 	if m < 1 || c < 1 || m > maxRows || len(x) != m*c || len(logits) != m*c || len(out) != 2*c {
@@ -53,6 +54,21 @@ func (t *softmaxStatsTask) RunRange(lo, hi int) {
 // softmaxStatsCols computes SoftmaxStats for channels [lo, hi), statsCols
 // at a time: one pass for the maxima, one for the exponentials and sums.
 func softmaxStatsCols(out, x, logits []float32, m, c, lo, hi int) {
+	if Active() == AVX512VNNI {
+		// 16 columns a pass; p in float32 from the Softmax kernels'
+		// exponential (within 2 ulps), the sums in float64.
+		var s [48]float64
+		for c0 := lo; c0 < hi; c0 += 16 {
+			n := min(16, hi-c0)
+			statsColsAVX512(&logits[c0], &x[c0], m, c, n, &s)
+			for i := 0; i < n; i++ {
+				mean := s[16+i] / s[i]
+				out[c0+i] = float32(mean)
+				out[c+c0+i] = float32(math.Sqrt(max(s[32+i]/s[i]-mean*mean, 1e-12)))
+			}
+		}
+		return
+	}
 	for c0 := lo; c0 < hi; c0 += statsCols {
 		c1 := min(c0+statsCols, hi)
 		n := c1 - c0
