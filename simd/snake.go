@@ -37,7 +37,13 @@ func snakeRows(l Level, out, x []float32, m int, a, inv []float32) {
 	ap, ip := unsafe.Pointer(&a[0]), unsafe.Pointer(&inv[0])
 	for r := 0; r < m; r++ {
 		xr, or := x[r*n:(r+1)*n], out[r*n:(r+1)*n]
-		if snakeAVX2(unsafe.Pointer(&or[0]), unsafe.Pointer(&xr[0]), ap, ip, nv) {
+		var big bool
+		if l == AVX512VNNI {
+			big = snakeAVX512(unsafe.Pointer(&or[0]), unsafe.Pointer(&xr[0]), ap, ip, nv)
+		} else {
+			big = snakeAVX2(unsafe.Pointer(&or[0]), unsafe.Pointer(&xr[0]), ap, ip, nv)
+		}
+		if big {
 			snakeRowsGeneric(or, xr, 1, a, inv)
 			continue
 		}

@@ -74,3 +74,92 @@ done:
 	SETNE big+40(FP)
 	VZEROUPPER
 	RET
+
+// SNAKEZ computes SnakeBeta on the 16 lanes of Z0 (x) with a from Z1's
+// source A and inv from INV (memory operands, masked by K1), into Z0, the
+// steps of snakeAVX2 one for one (the same bits per lane); lanes with
+// |z| > 65536 set bits in K3.
+#define SNAKEZ(A, INV) \
+	VMOVUPS.Z   A, K1, Z1; \
+	VMULPS      Z1, Z0, Z1; \
+	VPANDD      Z_ABS, Z1, Z2; \
+	VCMPPS      $0x1e, Z_LIM, Z2, K2; \
+	KORW        K2, K3, K3; \
+	VMULPS      Z_INVPI, Z1, Z2; \
+	VRNDSCALEPS $0, Z2, Z2; \
+	VFMADD231PS Z_NP1, Z2, Z1; \
+	VFMADD231PS Z_NP2, Z2, Z1; \
+	VFMADD231PS Z_NP3, Z2, Z1; \
+	VMULPS      Z1, Z1, Z4; \
+	VMOVAPS     Z_C9, Z2; \
+	VFMADD213PS Z_C7, Z4, Z2; \
+	VFMADD213PS Z_C5, Z4, Z2; \
+	VFMADD213PS Z_C3, Z4, Z2; \
+	VMULPS      Z4, Z1, Z4; \
+	VFMADD213PS Z1, Z4, Z2; \
+	VMULPS      Z2, Z2, Z2; \
+	VMOVUPS.Z   INV, K1, Z3; \
+	VFMADD231PS Z3, Z2, Z0
+
+#define Z_INVPI Z31
+#define Z_NP1 Z30
+#define Z_NP2 Z29
+#define Z_NP3 Z28
+#define Z_C9 Z27
+#define Z_C7 Z26
+#define Z_C5 Z25
+#define Z_C3 Z24
+#define Z_ABS Z23
+#define Z_LIM Z22
+
+#define ZCAST(bits, reg) MOVL $bits, AX; VPBROADCASTD AX, reg
+
+// func snakeAVX512(out, x, a, inv unsafe.Pointer, n int) (big bool)
+TEXT ·snakeAVX512(SB), NOSPLIT, $0-41
+	MOVQ out+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ a+16(FP), DX
+	MOVQ inv+24(FP), CX
+	MOVQ n+32(FP), BX
+	ZCAST(0x3ea2f983, Z_INVPI)
+	ZCAST(0xc0490fdb, Z_NP1)
+	ZCAST(0x33bbbd2e, Z_NP2)
+	ZCAST(0x27800000, Z_NP3)
+	ZCAST(0x362e7c8f, Z_C9)
+	ZCAST(0xb94faffa, Z_C7)
+	ZCAST(0x3c088735, Z_C5)
+	ZCAST(0xbe2aaaa4, Z_C3)
+	ZCAST(0x7fffffff, Z_ABS)
+	ZCAST(0x47800000, Z_LIM)
+	KXORW K3, K3, K3
+	MOVL  $0xffff, AX
+	KMOVW AX, K1
+
+snake512_16:
+	CMPQ    BX, $16
+	JL      snake512_tail
+	VMOVUPS (SI), Z0
+	SNAKEZ((DX), (CX))
+	VMOVUPS Z0, (DI)
+	ADDQ    $64, SI
+	ADDQ    $64, DX
+	ADDQ    $64, CX
+	ADDQ    $64, DI
+	SUBQ    $16, BX
+	JMP     snake512_16
+
+snake512_tail:
+	TESTQ     BX, BX
+	JZ        snake512_done
+	MOVL      $0xff, AX // n is a multiple of 8: one half-vector left
+	KMOVW     AX, K1
+	VMOVUPS.Z (SI), K1, Z0
+	SNAKEZ((DX), (CX))
+	VMOVUPS   Z0, K1, (DI)
+
+snake512_done:
+	KMOVW K3, AX
+	TESTL AX, AX
+	SETNE big+40(FP)
+	VZEROUPPER
+	RET

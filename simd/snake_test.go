@@ -116,3 +116,31 @@ func TestSnakeBetaSinSquaredWideRange(t *testing.T) {
 		}
 	})
 }
+
+// TestSnakeBetaAVX512BitsAVX2: the AVX-512 kernel runs the AVX2 kernel's
+// operations lane for lane (16 channels a step, the last 8 under a mask), so
+// both levels give the same bits, rows redone in float64 included.
+func TestSnakeBetaAVX512BitsAVX2(t *testing.T) {
+	if why := LevelSkip(AVX512VNNI); why != "" {
+		t.Skip(why)
+	}
+	r := rand.New(rand.NewPCG(27, 28))
+	for _, n := range []int{8, 9, 16, 24, 40, 96, 101, 1536} {
+		m := 7
+		a, inv := make([]float32, n), make([]float32, n)
+		for c := range a {
+			a[c] = float32(math.Exp(r.NormFloat64()))
+			inv[c] = float32(1 / (math.Exp(r.NormFloat64()) + 1e-9))
+		}
+		x := randVec(r, m*n, 5)
+		x[n+n/2] = 70000
+		o2, o5 := make([]float32, m*n), make([]float32, m*n)
+		snakeRows(AVX2, o2, x, m, a, inv)
+		snakeRows(AVX512VNNI, o5, x, m, a, inv)
+		for i := range o2 {
+			if math.Float32bits(o2[i]) != math.Float32bits(o5[i]) {
+				t.Fatalf("n %d: [%d] AVX-512 %v, AVX2 %v", n, i, o5[i], o2[i])
+			}
+		}
+	}
+}
