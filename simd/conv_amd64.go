@@ -41,12 +41,15 @@ func gemmBF16x1RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int,
 func gemmF32x6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int, ks int, xoff int, load int)
 
 // gemmBF16Dot6RowsAVX512 is the bf16 row-list kernel at AVX-512 BF16: 6
-// rows of bf16 inputs given by pointers against np panels of k input pairs
-// (bf16dot.go's layout), each output accumulated pair after pair by
-// VDPBF16PS (the bits of convGemmBF16DotGeneric).
+// rows of bf16 inputs given by pointers against np panels (bf16dot.go's
+// layout) over a block of K, as gemmF32x6RowsAVX512: pairs [xoff, xoff+k)
+// of each row against panels of ks pairs (w points at pair xoff of the
+// first), starting from the outputs when load ≠ 0, else from zero; each
+// output accumulated pair after pair by VDPBF16PS (the bits of
+// convGemmBF16DotGeneric, whatever the blocks). k must be ≥ 1.
 //
 //go:noescape
-func gemmBF16Dot6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int)
+func gemmBF16Dot6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int, ks int, xoff int, load int)
 
 // cvtBF16AVX512 rounds n/16·16 floats from src to bf16 into dst
 // (VCVTNEPS2BF16: to nearest even, denormals to zero).

@@ -121,6 +121,7 @@ func TestBackendConvBF16(t *testing.T) {
 		{96, 96, 1, 1, 23, 2},
 		{20, 129, 7, 1, 29, 1},
 		{20, 300, 7, 1, 19, 1}, // K = 2100
+		{80, 400, 7, 1, 13, 1}, // K = 2800: blocks of 1024 pairs, 4 panels and 1
 	}
 	tconvs := []struct{ in, out, k, s, m, batch int }{
 		{5, 3, 4, 2, 6, 1},

@@ -5,13 +5,16 @@
 
 // The bf16 conv GEMM's row-list micro-kernel at AVX-512 BF16: as
 // gemmF32x6RowsAVX512 (6 rows given by pointers × 4 panels, Z0–Z23 the
-// accumulators, Z24–Z27 the panels' weights at DX + j·R11, R15 = DX +
-// 2·R11), but per step one pair of inputs: the rows' inputs are bf16 (a
-// dword is a pair, broadcast to Z28/Z29) and the weights of a panel are 16
-// outputs × a pair (64 bytes), multiplied and accumulated by VDPBF16PS.
-// Then panels left over one at a time (Z0–Z5). k is the pairs.
-// func gemmBF16Dot6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int)
-TEXT ·gemmBF16Dot6RowsAVX512(SB), NOSPLIT, $0-48
+// accumulators, Z24–Z27 the panels' weights, a block of K from xoff,
+// starting from the outputs when load ≠ 0), but per step one pair of
+// inputs: the rows' inputs are bf16 (a dword is a pair, broadcast to
+// Z28/Z29) and the weights of a panel are 16 outputs × a pair (64 bytes),
+// multiplied and accumulated by VDPBF16PS. Then panels left over one at a
+// time (Z0–Z5). k, ks and xoff count pairs. (Generated from
+// gemmF32x6RowsAVX512 by replacing VBROADCASTSS with VPBROADCASTD and
+// VFMADD231PS w, x, acc with VDPBF16PS x, w, acc.)
+// func gemmBF16Dot6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int, ks int, xoff int, load int)
+TEXT ·gemmBF16Dot6RowsAVX512(SB), NOSPLIT, $0-72
 	MOVQ x+8(FP), R10
 	MOVQ 0(R10), AX
 	MOVQ 8(R10), BX
@@ -23,11 +26,13 @@ TEXT ·gemmBF16Dot6RowsAVX512(SB), NOSPLIT, $0-48
 	MOVQ w+16(FP), DX
 	MOVQ np+32(FP), R14
 	MOVQ yoff+40(FP), R12
-	MOVQ k+24(FP), R11
+	MOVQ ks+48(FP), R11
 	SHLQ $6, R11
 	CMPQ R14, $4
-	JLT d6one
-d6quad:
+	JLT e6one
+e6quad:
+	CMPQ load+64(FP), $0
+	JNE e6load
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -52,10 +57,44 @@ d6quad:
 	VPXORD Z21, Z21, Z21
 	VPXORD Z22, Z22, Z22
 	VPXORD Z23, Z23, Z23
-	XORQ R13, R13
+	JMP e6go
+e6load:
+	MOVQ 0(R10), DI
+	VMOVUPS 0(DI)(R12*1), Z0
+	VMOVUPS 64(DI)(R12*1), Z1
+	VMOVUPS 128(DI)(R12*1), Z2
+	VMOVUPS 192(DI)(R12*1), Z3
+	MOVQ 8(R10), DI
+	VMOVUPS 0(DI)(R12*1), Z4
+	VMOVUPS 64(DI)(R12*1), Z5
+	VMOVUPS 128(DI)(R12*1), Z6
+	VMOVUPS 192(DI)(R12*1), Z7
+	MOVQ 16(R10), DI
+	VMOVUPS 0(DI)(R12*1), Z8
+	VMOVUPS 64(DI)(R12*1), Z9
+	VMOVUPS 128(DI)(R12*1), Z10
+	VMOVUPS 192(DI)(R12*1), Z11
+	MOVQ 24(R10), DI
+	VMOVUPS 0(DI)(R12*1), Z12
+	VMOVUPS 64(DI)(R12*1), Z13
+	VMOVUPS 128(DI)(R12*1), Z14
+	VMOVUPS 192(DI)(R12*1), Z15
+	MOVQ 32(R10), DI
+	VMOVUPS 0(DI)(R12*1), Z16
+	VMOVUPS 64(DI)(R12*1), Z17
+	VMOVUPS 128(DI)(R12*1), Z18
+	VMOVUPS 192(DI)(R12*1), Z19
+	MOVQ 40(R10), DI
+	VMOVUPS 0(DI)(R12*1), Z20
+	VMOVUPS 64(DI)(R12*1), Z21
+	VMOVUPS 128(DI)(R12*1), Z22
+	VMOVUPS 192(DI)(R12*1), Z23
+e6go:
+	MOVQ xoff+56(FP), R13
+	SHLQ $2, R13
 	MOVQ k+24(FP), DI
 	LEAQ (DX)(R11*2), R15
-d6k:
+e6k:
 	VMOVUPS (DX), Z24
 	VMOVUPS (DX)(R11*1), Z25
 	VMOVUPS (R15), Z26
@@ -94,9 +133,11 @@ d6k:
 	ADDQ $64, R15
 	ADDQ $4, R13
 	DECQ DI
-	JNZ d6k
-	LEAQ (DX)(R11*2), DX
-	ADDQ R11, DX
+	JNZ e6k
+	MOVQ k+24(FP), DI
+	SHLQ $6, DI
+	SUBQ DI, DX
+	LEAQ (DX)(R11*4), DX
 	MOVQ 0(R10), DI
 	VMOVUPS Z0, 0(DI)(R12*1)
 	VMOVUPS Z1, 64(DI)(R12*1)
@@ -130,20 +171,38 @@ d6k:
 	ADDQ $256, R12
 	SUBQ $4, R14
 	CMPQ R14, $4
-	JGE d6quad
-d6one:
+	JGE e6quad
+e6one:
 	TESTQ R14, R14
-	JZ d6done
-d6panel:
+	JZ e6done
+e6panel:
+	CMPQ load+64(FP), $0
+	JNE e6load1
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
 	VPXORD Z3, Z3, Z3
 	VPXORD Z4, Z4, Z4
 	VPXORD Z5, Z5, Z5
-	XORQ R13, R13
+	JMP e6go1
+e6load1:
+	MOVQ 0(R10), DI
+	VMOVUPS (DI)(R12*1), Z0
+	MOVQ 8(R10), DI
+	VMOVUPS (DI)(R12*1), Z1
+	MOVQ 16(R10), DI
+	VMOVUPS (DI)(R12*1), Z2
+	MOVQ 24(R10), DI
+	VMOVUPS (DI)(R12*1), Z3
+	MOVQ 32(R10), DI
+	VMOVUPS (DI)(R12*1), Z4
+	MOVQ 40(R10), DI
+	VMOVUPS (DI)(R12*1), Z5
+e6go1:
+	MOVQ xoff+56(FP), R13
+	SHLQ $2, R13
 	MOVQ k+24(FP), DI
-d6k1:
+e6k1:
 	VMOVUPS (DX), Z24
 	VPBROADCASTD (AX)(R13*1), Z28
 	VDPBF16PS_Z28_Z24_Z0
@@ -160,7 +219,11 @@ d6k1:
 	ADDQ $64, DX
 	ADDQ $4, R13
 	DECQ DI
-	JNZ d6k1
+	JNZ e6k1
+	MOVQ k+24(FP), DI
+	SHLQ $6, DI
+	SUBQ DI, DX
+	ADDQ R11, DX
 	MOVQ 0(R10), DI
 	VMOVUPS Z0, (DI)(R12*1)
 	MOVQ 8(R10), DI
@@ -175,8 +238,8 @@ d6k1:
 	VMOVUPS Z5, (DI)(R12*1)
 	ADDQ $64, R12
 	DECQ R14
-	JNZ d6panel
-d6done:
+	JNZ e6panel
+e6done:
 	VZEROUPPER
 	RET
 

@@ -147,10 +147,11 @@ func (t *convTask) runRowsIn(lo, hi, r0, r1 int) {
 	}
 	full := w.rows / PanelRows
 	chunk := rowChunk(t.l, w.cols)
-	// The fp32 AVX-512 kernel takes K in blocks (kblk inputs of 4 panels
-	// stay in L2 across the row groups); the others take K whole.
+	// The fp32 and VDPBF16PS AVX-512 kernels take K in blocks (kblk
+	// inputs, or pairs, of 4 panels stay in L2 across the row groups); the
+	// others take K whole.
 	kblk := k
-	if t.l == AVX512VNNI && t.dot == nil && t.wb == nil && len(t.yp) > 2 && k > convKBlock {
+	if t.l == AVX512VNNI && t.wb == nil && len(t.yp) > 2 && k > convKBlock {
 		kblk, chunk = convKBlock, 4
 	}
 	for pc := lo; pc < hi; pc += chunk {
@@ -259,13 +260,17 @@ func rowChunk(l Level, k int) int {
 // rowsKernel runs the g-row (6 or 1) row-list kernel of the task's weights
 // on np panels from weight element off.
 //
-// The fp32 AVX-512 kernel runs inputs [kb, kb+kn) of the k (accumulating
-// onto the outputs of the earlier blocks); every other kernel is called
-// with kb = 0, kn = k.
+// The fp32 and VDPBF16PS AVX-512 kernels run inputs (pairs) [kb, kb+kn)
+// of the k (accumulating onto the outputs of the earlier blocks); every
+// other kernel is called with kb = 0, kn = k.
 func (t *convTask) rowsKernel(g int, yp, xp *uintptr, off, k, np, yoff, kb, kn int) {
 	if t.dot != nil {
 		_ = t.dot.dot[off+np*PanelRows*2*k-1]
-		gemmBF16Dot6RowsAVX512(yp, xp, unsafe.Pointer(&t.dot.dot[off]), k, np, yoff)
+		load := 0
+		if kb > 0 {
+			load = 1
+		}
+		gemmBF16Dot6RowsAVX512(yp, xp, unsafe.Pointer(&t.dot.dot[off+kb*2*PanelRows]), kn, np, yoff, k, kb, load)
 		return
 	}
 	if t.wb != nil {
