@@ -48,8 +48,9 @@ type Backend struct {
 	geluT      geluTask
 	eluT       eluTask
 	addT       addTask
-	attnWin    []float32 // WindowAttention's cos, sin and per-head rotated q and scores
+	attnWin    []float32 // WindowAttention's per-head rotated q and scores
 	winT       winAttnTask
+	winRope    winRopeTable // WindowAttention's cos and sin of the last call's positions
 
 	wc     cacheState       // the prepared-weights cache's recording or replay (prepared.go)
 	prep   []float32        // NewMatrix's rotated copy of the weights (prepare_parallel.go)

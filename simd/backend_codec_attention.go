@@ -3,6 +3,7 @@ package simd
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // WindowAttention runs one layer's sliding-window attention for m rows, in
@@ -57,39 +58,24 @@ func (b *Backend) WindowAttention(out, qkv []float32, m int, kv, pos []int32, la
 			return fmt.Errorf("simd: backend: WindowAttention row %d at position %d, its state's next position in layer %d is %d", r, pos[r], layer, want)
 		}
 	}
-	half := headDim / 2
 	window := b.objs[kv[0]].win.window
 	for _, h := range kv {
 		window = max(window, b.objs[h].win.window)
 	}
-	// Scratch: the inverse frequencies, every row's cos and sin, and per
-	// head a rotated q and the scores.
+	// Scratch: per head a rotated q and the scores.
 	per := headDim + window
-	need := half + 2*m*half + heads*per
+	need := heads * per
 	if cap(b.attnWin) < need {
 		b.attnWin = make([]float32, need)
 	}
-	s := b.attnWin[:need]
-	inv, cs, sn := s[:half], s[half:half+m*half], s[half+m*half:half+2*m*half]
-	for i := range inv {
-		e := float32(2*i) / float32(headDim)
-		inv[i] = 1 / float32(math.Pow(float64(theta), float64(e)))
-	}
-	for r := 0; r < m; r++ {
-		p := pos[r]
-		for i, f := range inv {
-			a := float32(float32(p) * f)
-			cs[r*half+i] = float32(math.Cos(float64(a)))
-			sn[r*half+i] = float32(math.Sin(float64(a)))
-		}
-	}
+	cs, sn := b.winRope.table(pos, headDim, theta)
 	lvl := Active()
 	if lvl == AVX512VNNI && headDim%16 != 0 || lvl == AVX2 && headDim%8 != 0 {
 		lvl = Generic
 	}
 	t := &b.winT
 	*t = winAttnTask{b: b, lvl: lvl, out: out, qkv: qkv, kv: kv, pos: pos, layer: layer, heads: heads, headDim: headDim,
-		cs: cs, sn: sn, scratch: s[half+2*m*half:], scale: float32(1 / math.Sqrt(float64(headDim)))}
+		cs: cs, sn: sn, scratch: b.attnWin[:need], scale: float32(1 / math.Sqrt(float64(headDim)))}
 	if b.pool != nil && heads > 1 && m*heads*headDim*window >= winAttnSplit {
 		b.pool.Run(t, heads, 1)
 	} else {
@@ -100,6 +86,51 @@ func (b *Backend) WindowAttention(out, qkv []float32, m int, kv, pos []int32, la
 		b.objs[kv[r]].win.next[layer] = pos[r] + 1
 	}
 	return nil
+}
+
+// winRopeTable holds the cos and sin of WindowAttention's last call's
+// rows: the layers of a forward pass rotate the same positions, so only the
+// first layer's call computes them (math.Cos and math.Sin per pair were
+// serial time on the calling thread, once per layer).
+type winRopeTable struct {
+	pos     []int32
+	headDim int
+	theta   float32
+	inv     []float32
+	cs, sn  []float32
+}
+
+// table returns the cos and sin (len(pos) rows of headDim/2) for rows at
+// positions pos, recomputing them unless the last call had the same
+// positions, head width and base.
+func (w *winRopeTable) table(pos []int32, headDim int, theta float32) (cs, sn []float32) {
+	half := headDim / 2
+	n := len(pos) * half
+	if w.headDim == headDim && w.theta == theta && slices.Equal(w.pos, pos) {
+		return w.cs[:n], w.sn[:n]
+	}
+	if cap(w.cs) < n {
+		w.cs, w.sn = make([]float32, n), make([]float32, n)
+	}
+	if cap(w.inv) < half {
+		w.inv = make([]float32, half)
+	}
+	w.pos = append(w.pos[:0], pos...)
+	w.headDim, w.theta = headDim, theta
+	inv := w.inv[:half]
+	for i := range inv {
+		e := float32(2*i) / float32(headDim)
+		inv[i] = 1 / float32(math.Pow(float64(theta), float64(e)))
+	}
+	cs, sn = w.cs[:n], w.sn[:n]
+	for r, p := range pos {
+		for i, f := range inv {
+			a := float32(float32(p) * f)
+			cs[r*half+i] = float32(math.Cos(float64(a)))
+			sn[r*half+i] = float32(math.Sin(float64(a)))
+		}
+	}
+	return cs, sn
 }
 
 // winAttnSplit is the work (rows × heads × head width × window) from which
