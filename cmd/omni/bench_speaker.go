@@ -18,18 +18,23 @@ import (
 // benchSpeakerCmd times the speaker encoder (log-mel front end + ECAPA-TDNN)
 // on one reference clip against the fp32 FMA peak measured in the same run.
 type benchSpeakerCmd struct {
-	Model   string        `default:"synth:real" help:"A Base checkpoint directory, or synth:real / synth:tiny (random weights of that geometry) (${default})."`
-	EncDim  int           `name:"enc-dim" default:"1024" help:"Embedding size of a synth:real encoder (1024: 0.6B, 2048: 1.7B) (${default})."`
-	Seconds float64       `default:"10" help:"Length of the clip in seconds at 24 kHz (${default})."`
-	Runs    int           `default:"5" help:"Timed embeddings after the warm-up (${default})."`
-	Warmup  int           `default:"1" help:"Untimed warm-up embeddings (${default})."`
-	Peak    time.Duration `default:"200ms" help:"Duration of each peak measurement; the peak is the best of three before and three after (${default})."`
-	JSON    bool          `name:"json" help:"Print one JSON object on stdout."`
+	Model     string        `default:"synth:real" help:"A Base checkpoint directory, or synth:real / synth:tiny (random weights of that geometry) (${default})."`
+	EncDim    int           `name:"enc-dim" default:"1024" help:"Embedding size of a synth:real encoder (1024: 0.6B, 2048: 1.7B) (${default})."`
+	Precision string        `default:"fp32" enum:"fp32,bf16" help:"Convolution weights: ${enum}; bf16 also reports the cosine similarity of its embedding to fp32's (${default})."`
+	Seconds   float64       `default:"10" help:"Length of the clip in seconds at 24 kHz (${default})."`
+	Runs      int           `default:"5" help:"Timed embeddings after the warm-up (${default})."`
+	Warmup    int           `default:"1" help:"Untimed warm-up embeddings (${default})."`
+	Peak      time.Duration `default:"200ms" help:"Duration of each peak measurement; the peak is the best of three before and three after (${default})."`
+	JSON      bool          `name:"json" help:"Print one JSON object on stdout."`
 }
 
 // speakerReport is what "omni bench speaker --json" prints.
 type speakerReport struct {
-	Model          string  `json:"model"`
+	Model     string `json:"model"`
+	Precision string `json:"precision"`
+	// CosineToFP32 is, for a reduced precision, the cosine similarity of
+	// the clip's embedding to the fp32 encoder's.
+	CosineToFP32   float64 `json:"cosine_to_fp32,omitempty"`
 	Threads        int     `json:"threads"`
 	Level          string  `json:"level"`
 	Seconds        float64 `json:"audio_seconds"`
@@ -80,19 +85,21 @@ func (c *benchSpeakerCmd) Run(g *Globals, _ context.Context) error {
 
 	b := simd.NewBackend(threads)
 	defer b.Close()
-	var enc *speaker.Encoder
-	var err error
-	switch c.Model {
-	case "synth:real":
-		enc, err = speaker.NewSynthetic(speaker.DefaultConfig(c.EncDim), 1, b, "fp32")
-	case "synth:tiny":
-		enc, err = speaker.NewSynthetic(speaker.TinyConfig(), 1, b, "fp32")
-	default:
-		if strings.HasPrefix(c.Model, "synth:") {
-			return fmt.Errorf("bench speaker: --model %s: the synthetic encoders are synth:real and synth:tiny", c.Model)
+	open := func(prec string) (*speaker.Encoder, error) {
+		switch c.Model {
+		case "synth:real":
+			return speaker.NewSynthetic(speaker.DefaultConfig(c.EncDim), 1, b, prec)
+		case "synth:tiny":
+			return speaker.NewSynthetic(speaker.TinyConfig(), 1, b, prec)
+		default:
+			if strings.HasPrefix(c.Model, "synth:") {
+				return nil, fmt.Errorf("--model %s: the synthetic encoders are synth:real and synth:tiny", c.Model)
+			}
+			return speaker.Load(c.Model, b, prec)
 		}
-		enc, err = speaker.Load(c.Model, b, "fp32")
 	}
+	rep.Precision = c.Precision
+	enc, err := open(c.Precision)
 	if err != nil {
 		return fmt.Errorf("bench speaker: %w", err)
 	}
@@ -140,6 +147,25 @@ func (c *benchSpeakerCmd) Run(g *Globals, _ context.Context) error {
 	}
 	runtime.ReadMemStats(&ms1)
 	rep.AllocsPerEmbed = float64(ms1.Mallocs - ms0.Mallocs)
+	if c.Precision != "fp32" {
+		ref, err := open("fp32")
+		if err != nil {
+			return fmt.Errorf("bench speaker: the fp32 reference: %w", err)
+		}
+		want := make([]float32, ref.Dim())
+		err = ref.Embed(want, x)
+		ref.Close()
+		if err != nil {
+			return fmt.Errorf("bench speaker: the fp32 reference: %w", err)
+		}
+		var dot, na, nb float64
+		for i, v := range dst {
+			dot += float64(v) * float64(want[i])
+			na += float64(v) * float64(v)
+			nb += float64(want[i]) * float64(want[i])
+		}
+		rep.CosineToFP32 = dot / math.Sqrt(na*nb)
+	}
 	peak()
 
 	slices.Sort(times)
@@ -158,6 +184,9 @@ func (c *benchSpeakerCmd) Run(g *Globals, _ context.Context) error {
 		}
 	}
 	rep.LoadAverage = benchLoadAverage()
+	if rep.CosineToFP32 != 0 {
+		logf("%s: cosine similarity to the fp32 embedding %.6f", c.Precision, rep.CosineToFP32)
+	}
 	logf("%.1f s clip (%d mel frames, %.2f GMAC): median %.1f ms (min %.1f), %.2f ms per audio second, mel %.1f ms; %.1f GMAC/s, efficiency %.2f of the fp32 peak (%.0f GFLOP/s; CPU-time %.2f: %.1f CPU ms); %.0f allocations per embed; load average %s",
 		c.Seconds, rep.MelFrames, float64(rep.MACs)/1e9, rep.MsPerClip, rep.MsPerClipMin, rep.MsPerAudioSec, rep.MelMs, rep.GMACs, rep.Efficiency, rep.FMAPeakGFLOPs, rep.EfficiencyCPU, rep.CPUMs, rep.AllocsPerEmbed, rep.LoadAverage)
 	if c.JSON {
