@@ -219,8 +219,38 @@ func (b *Backend) LayerNorm(out, x []float32, m int, w, bias int32, eps float32)
 	if !(eps > 0) || math.IsInf(float64(eps), 0) {
 		return fmt.Errorf("simd: backend: LayerNorm eps %v must be positive and finite", eps)
 	}
+	if b.pool != nil && m > 1 && m*n >= rowOpSplit {
+		t := &b.lnT
+		*t = rowOpTask{out: out, x: x, n: n, w: wo.data, bias: bo.data, eps: eps}
+		b.pool.Run(t, m, 1)
+		*t = rowOpTask{}
+		return nil
+	}
 	layerNorm(out, x, m, wo.data, bo.data, eps)
 	return nil
+}
+
+// rowOpSplit is the number of values from which LayerNorm and Scale split
+// their rows over the pool (each row's values are computed the same way
+// wherever it runs).
+const rowOpSplit = 32768
+
+// rowOpTask runs LayerNorm (bias non-nil) or Scale on rows [lo, hi).
+type rowOpTask struct {
+	out, x  []float32
+	n       int
+	w, bias []float32
+	eps     float32
+}
+
+// RunRange implements Task.
+func (t *rowOpTask) RunRange(lo, hi int) {
+	out, x := t.out[lo*t.n:hi*t.n], t.x[lo*t.n:hi*t.n]
+	if t.bias != nil {
+		layerNorm(out, x, hi-lo, t.w, t.bias, t.eps)
+		return
+	}
+	scaleRows(out, x, hi-lo, t.w)
 }
 
 // layerNorm is LayerNorm on checked arguments.
@@ -326,11 +356,24 @@ func (b *Backend) Scale(out, x []float32, m int, s int32) error {
 	if m < 1 || m > maxRows || len(x) != m*n || len(out) != m*n {
 		return fmt.Errorf("simd: backend: Scale of %d rows of %d with len(x) %d, len(out) %d", m, n, len(x), len(out))
 	}
+	if b.pool != nil && m > 1 && m*n >= rowOpSplit {
+		t := &b.lnT
+		*t = rowOpTask{out: out, x: x, n: n, w: o.data}
+		b.pool.Run(t, m, 1)
+		*t = rowOpTask{}
+		return nil
+	}
+	scaleRows(out, x, m, o.data)
+	return nil
+}
+
+// scaleRows sets out[r][i] = x[r][i]·s[i] for m rows of len(s).
+func scaleRows(out, x []float32, m int, s []float32) {
+	n := len(s)
 	for r := 0; r < m; r++ {
 		xr, or := x[r*n:(r+1)*n], out[r*n:(r+1)*n]
 		for i, v := range xr {
-			or[i] = v * o.data[i]
+			or[i] = v * s[i]
 		}
 	}
-	return nil
 }

@@ -175,6 +175,57 @@ func TestBackendAddTo(t *testing.T) {
 	})
 }
 
+// TestBackendLayerNormScaleThreadsAgree: LayerNorm and Scale over enough
+// rows to split them over the pool give the bits of one thread, and
+// LayerNorm matches its float64 definition.
+func TestBackendLayerNormScaleThreadsAgree(t *testing.T) {
+	b1, b2 := NewBackend(1), NewBackend(2)
+	defer b1.Close()
+	defer b2.Close()
+	r := rand.New(rand.NewPCG(9, 10))
+	m, n := 130, 512
+	wv, bv, x := randVec(r, n, 1), randVec(r, n, 1), randVec(r, m*n, 3)
+	var y [2][]float32
+	var s [2][]float32
+	for i, b := range []*Backend{b1, b2} {
+		hw, _ := b.NewVector(wv)
+		hb, _ := b.NewVector(bv)
+		y[i], s[i] = make([]float32, m*n), make([]float32, m*n)
+		if err := b.LayerNorm(y[i], x, m, hw, hb, 1e-5); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Scale(s[i], x, m, hw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range y[0] {
+		if math.Float32bits(y[0][i]) != math.Float32bits(y[1][i]) || math.Float32bits(s[0][i]) != math.Float32bits(s[1][i]) {
+			t.Fatalf("[%d]: LayerNorm %v / %v, Scale %v / %v on 1 / 2 threads", i, y[0][i], y[1][i], s[0][i], s[1][i])
+		}
+		if want := x[i] * wv[i%n]; s[1][i] != want {
+			t.Fatalf("Scale[%d] = %v, want %v", i, s[1][i], want)
+		}
+	}
+	for row := 0; row < m; row++ {
+		var mean, v float64
+		for i := 0; i < n; i++ {
+			mean += float64(x[row*n+i])
+		}
+		mean /= float64(n)
+		for i := 0; i < n; i++ {
+			d := float64(x[row*n+i]) - mean
+			v += d * d
+		}
+		rstd := 1 / math.Sqrt(v/float64(n)+1e-5)
+		for i := 0; i < n; i++ {
+			want := (float64(x[row*n+i])-mean)*rstd*float64(wv[i]) + float64(bv[i])
+			if d := math.Abs(float64(y[1][row*n+i]) - want); d > 1e-5*(1+math.Abs(want)) {
+				t.Fatalf("LayerNorm[%d][%d] = %v, want %v", row, i, y[1][row*n+i], want)
+			}
+		}
+	}
+}
+
 // TestBackendConvThreadsAgree: a conv with few output panels and many rows,
 // whose rows 2 threads split between them (convRowTask), gives the bits of
 // one thread, in fp32 and bf16, with a bias, over batches, dilation phases
