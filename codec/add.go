@@ -19,3 +19,13 @@ func addInto(add AddBackend, dst, src []float32) error {
 	}
 	return nil
 }
+
+// NearestBackend is an optional Backend operation the encoder uses for its
+// nearest-codeword search when its backend offers it (simd.Backend does, in
+// AVX-512 over its worker pool): ids[t] = the n minimizing norm[n] −
+// 2·scores[t·N+n] (float32 differences, the lowest index among ties, 0 when
+// none is below +∞), N = len(norm), for T rows. Without it the encoder
+// searches here with the same definition, so the codes are the same.
+type NearestBackend interface {
+	NearestCodes(ids []int32, scores, norm []float32, T int) error
+}

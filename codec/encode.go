@@ -395,16 +395,24 @@ func (e *Encoder) quantize(dst [][Codebooks]int32, z []float32, T int) ([][Codeb
 			return dst[:base], err
 		}
 		norm := e.norm[k]
-		for t := 0; t < T; t++ {
-			s := scores[t*N : (t+1)*N]
-			best, bd := 0, float32(math.Inf(1))
-			for n, v := range s {
-				if d := norm[n] - 2*v; d < bd {
-					best, bd = n, d
-				}
+		if e.near != nil {
+			if err := e.near.NearestCodes(ids, scores, norm, T); err != nil {
+				return dst[:base], err
 			}
-			ids[t] = int32(best)
-			dst[base+t][k] = int32(best)
+		} else {
+			for t := 0; t < T; t++ {
+				s := scores[t*N : (t+1)*N]
+				best, bd := 0, float32(math.Inf(1))
+				for n, v := range s {
+					if d := norm[n] - 2*v; d < bd {
+						best, bd = n, d
+					}
+				}
+				ids[t] = int32(best)
+			}
+		}
+		for t, id := range ids {
+			dst[base+t][k] = id
 		}
 		if k == 0 || k == Codebooks-1 {
 			continue // the semantic chain ends here; nothing reads the last residual

@@ -34,8 +34,9 @@ type Encoder struct {
 	table  [Codebooks]int32 // the same tables for Embed
 	norm   [Codebooks][]float32
 	kv     int32
-	elu    ELUBackend // the backend's ELU, or nil
-	add    AddBackend // the backend's residual add, or nil
+	elu    ELUBackend     // the backend's ELU, or nil
+	add    AddBackend     // the backend's residual add, or nil
+	near   NearestBackend // the backend's nearest-codeword search, or nil
 	hook   func(EncodeStage)
 
 	handles []int32
@@ -186,6 +187,7 @@ func buildEncoder(cfg EncoderConfig, get weightSet, b Backend, precision string)
 	e := &Encoder{cfg: cfg, b: b, precision: precision, spf: cfg.SamplesPerFrame(), kv: -1}
 	e.elu, _ = b.(ELUBackend)
 	e.add, _ = b.(AddBackend)
+	e.near, _ = b.(NearestBackend)
 	defer func() {
 		if err != nil {
 			e.Close()

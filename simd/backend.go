@@ -48,6 +48,7 @@ type Backend struct {
 	geluT      geluTask
 	eluT       eluTask
 	addT       addTask
+	nearT      nearTask
 	lnT        rowOpTask // LayerNorm's and Scale's rows split over the pool
 	attnWin    []float32 // WindowAttention's per-head rotated q and scores
 	winT       winAttnTask
