@@ -34,7 +34,7 @@ func voiceClip(n, rate int) []float32 {
 // codes, and the bounds hold at their worked values (1280 samples, the
 // tiny geometry's 5 mel frames; 30 s).
 func TestVoicePrepareSynthTinyBase(t *testing.T) {
-	e, err := OpenVoiceEncoder("synth:tiny-base@5", VoiceOptions{Threads: 1})
+	e, err := OpenVoiceEncoder("synth:tiny-base@5", VoiceOptions{Threads: 1, Precision: "fp32"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,5 +184,39 @@ func TestVoiceModelIdentity(t *testing.T) {
 	}
 	if m := flip("speaker_encoder.fc.bias"); m.Same(m1) {
 		t.Error("a speaker-encoder byte left the identity unchanged")
+	}
+}
+
+// TestVoicePrecision: bf16 encoders give an x-vector within a cosine of
+// 0.999 of fp32's and the same number of codes; an unknown precision is
+// refused by name.
+func TestVoicePrecision(t *testing.T) {
+	clip := voiceClip(24000, 24000)
+	var xv [2][]float32
+	for i, p := range []string{"fp32", "bf16"} {
+		e, err := OpenVoiceEncoder("synth:tiny-base@5", VoiceOptions{Threads: 1, Precision: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := e.Prepare("me", clip, 24000, "Hello.", false)
+		e.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Frames() != 13 {
+			t.Errorf("%s: %d frames, want 13", p, v.Frames())
+		}
+		xv[i] = v.XVector
+	}
+	var dot, n0, n1 float64
+	for i := range xv[0] {
+		a, b := float64(xv[0][i]), float64(xv[1][i])
+		dot, n0, n1 = dot+a*b, n0+a*a, n1+b*b
+	}
+	if c := dot / math.Sqrt(n0*n1); !(c > 0.999) {
+		t.Errorf("bf16 x-vector cosine to fp32's %g, want > 0.999", c)
+	}
+	if _, err := OpenVoiceEncoder("synth:tiny-base", VoiceOptions{Precision: "int8"}); err == nil || !strings.Contains(err.Error(), `"int8"`) {
+		t.Errorf("precision int8: %v, want a refusal naming it", err)
 	}
 }
