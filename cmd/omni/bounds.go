@@ -65,6 +65,7 @@ func cliVars() kong.Vars {
 		"predictor_temperature": f(c.Predictor.Temperature), "predictor_top_k": strconv.Itoa(c.Predictor.TopK),
 		"predictor_top_p":   f(c.Predictor.TopP),
 		"conformance_kinds": strings.Join(testvectors.Kinds(), ", "),
+		"default_model":     defaultModel,
 	}
 }
 

@@ -164,6 +164,14 @@ func (c *sayCmd) Run(g *Globals, ctx context.Context) error {
 	}
 	var cloned *voice.Voice
 	if c.cloning() {
+		m, err := c.cloneFlags.cloneModel(c.Model)
+		if err != nil {
+			return err
+		}
+		if m != c.Model {
+			logf("model %s (the voice's; --model overrides it)", m)
+			c.Model = m
+		}
 		t0 := time.Now()
 		if cloned, err = c.cloneFlags.prepared(c.Model, g.kernelThreads()); err != nil {
 			return err

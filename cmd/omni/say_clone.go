@@ -20,6 +20,36 @@ type cloneFlags struct {
 	MaxRefSeconds float64 `name:"max-ref-seconds" default:"30" help:"Refuse a --ref-audio clip longer than this many seconds (${default})."`
 }
 
+// defaultModel is --model's default (a CustomVoice model, which cannot
+// clone): say with --voice and no other --model speaks on the voice's own
+// model, with --ref-audio on defaultModel's Base variant (cloneModel).
+const defaultModel = "synth:0.6b"
+
+// cloneModel returns the model a cloning say runs on: model as given, or
+// where it is the default (which is not a Base model), the library voice's
+// own model (the spec it was prepared with) or, for --ref-audio, the
+// default's Base variant.
+func (f *cloneFlags) cloneModel(model string) (string, error) {
+	if model != defaultModel {
+		return model, nil
+	}
+	if f.RefAudio != "" {
+		return defaultModel + "-base", nil
+	}
+	lib, err := f.library()
+	if err != nil {
+		return "", err
+	}
+	v, err := lib.Get(f.Voice)
+	if err != nil {
+		return "", fmt.Errorf("say: --voice: %w", err)
+	}
+	if v.Model.Spec == "" {
+		return "", fmt.Errorf("say: --voice %s records no model spec: give --model", f.Voice)
+	}
+	return v.Model.Spec, nil
+}
+
 // cloning reports whether the flags ask for a cloned voice.
 func (f *cloneFlags) cloning() bool { return f.Voice != "" || f.RefAudio != "" }
 

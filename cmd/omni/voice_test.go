@@ -84,6 +84,17 @@ func TestVoiceAddThenSay(t *testing.T) {
 	if wasm := say("wasm.wav", "--voice", "me", "--wasm"); !bytes.Equal(wasm, lib1) {
 		t.Error("say --voice me --wasm differs from the native engine")
 	}
+	// Without --model, say --voice speaks on the voice's own model (the
+	// default synth:0.6b cannot clone): the same bytes as naming it.
+	var out, errb bytes.Buffer
+	own := filepath.Join(dir, "own.wav")
+	if code := run([]string{"say", "Good morning, everyone.", "--voice-dir", lib, "--voice", "me",
+		"--max-frames", "10", "--min-frames", "10", "--seed", "3", "--predictor-seed", "4", "-q", "-o", own}, &out, &errb); code != 0 {
+		t.Fatalf("say --voice me without --model: exit %d: %s", code, errb.String())
+	}
+	if b, err := os.ReadFile(own); err != nil || !bytes.Equal(b, lib1) {
+		t.Errorf("say --voice me without --model (%v) differs from --model synth:tiny-base", err)
+	}
 	libX := say("libx.wav", "--voice", "mex")
 	refX := say("refx.wav", "--ref-audio", clip, "--x-vector-only")
 	if !bytes.Equal(libX, refX) {
