@@ -16,7 +16,7 @@ import (
 
 // engineFlags are the flags every engine-driving command shares.
 type engineFlags struct {
-	Model         string `default:"${default_model}" help:"Model: a checkpoint directory or synth:SIZE[+outliers][@SEED] (${default}; with --voice, the voice's own model; with --ref-audio, ${default_model}-base)."`
+	Model         string `default:"${default_model}" help:"Model: a checkpoint directory or synth:SIZE[+outliers][@SEED] (${default}; say --voice: the voice's own model; say --ref-audio: ${default_model}-base)."`
 	Precision     string `default:"int8" enum:"fp32,int8,int8-fp32head,int4,int4-mlp,int4-gateup,int4-late" help:"Matrix precision: ${enum} (${default})."`
 	DeployProfile string `name:"deploy-profile" default:"auto" help:"Deploy profile: auto, edge, a user profile name or a JSON file (${default}); gives the KV budget and the chunk ramp." env:"OMNI_DEPLOY_PROFILE"`
 	HopDepth      int    `name:"hop-depth" default:"4" help:"Chunks the codec-stage queue holds, 1..${max_hop_depth} (${default})."`
