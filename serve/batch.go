@@ -62,26 +62,11 @@ type batchResponse struct {
 // out of bounds.
 func (s *Server) handleSpeechBatch(w http.ResponseWriter, r *http.Request) {
 	received := time.Now()
-	if !s.enter() {
-		s.metrics.refused.WithLabelValues(refusedDraining).Inc()
-		s.writeErr(w, ErrDraining)
+	body, ok := s.admitBody(w, r)
+	if !ok {
 		return
 	}
 	defer s.leave()
-	if err := s.syn.Health(); err != nil {
-		s.writeErr(w, err)
-		return
-	}
-	if r.ContentLength > s.cfg.MaxBodyBytes {
-		w.Header().Set("Connection", "close")
-		s.writeErr(w, &http.MaxBytesError{Limit: s.cfg.MaxBodyBytes})
-		return
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
-	if err != nil {
-		s.writeErr(w, bodyError(err))
-		return
-	}
 	items, err := s.decodeBatch(body)
 	if err != nil {
 		s.writeErr(w, err)

@@ -25,28 +25,11 @@ const (
 // handleSpeech is POST /v1/audio/speech.
 func (s *Server) handleSpeech(w http.ResponseWriter, r *http.Request) {
 	received := time.Now()
-	if !s.enter() {
-		s.metrics.refused.WithLabelValues(refusedDraining).Inc()
-		s.writeErr(w, ErrDraining)
+	body, ok := s.admitBody(w, r)
+	if !ok {
 		return
 	}
 	defer s.leave()
-	if err := s.syn.Health(); err != nil {
-		s.writeErr(w, err)
-		return
-	}
-	if r.ContentLength > s.cfg.MaxBodyBytes {
-		// Refused before reading a byte of it; the connection closes.
-		w.Header().Set("Connection", "close")
-		s.writeErr(w, &http.MaxBytesError{Limit: s.cfg.MaxBodyBytes})
-		return
-	}
-
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
-	if err != nil {
-		s.writeErr(w, bodyError(err))
-		return
-	}
 	p, err := decodeSpeech(body, s.limits())
 	if err == nil {
 		err = s.resolveClone(r.Context(), &p) // clone_prepare.go
