@@ -345,8 +345,7 @@ func (c *wsSession) token(m wsIn, buf string, now time.Time, utterance, index *i
 		if n := utf8.RuneCountInString(buf); n > c.s.cfg.MaxInputChars {
 			return buf, &TooLongError{Field: "text", Len: n, Limit: c.s.cfg.MaxInputChars, Unit: "characters buffered"}
 		}
-		// whole words: up to the last space after a non-space
-		cut := strings.LastIndexFunc(strings.TrimRightFunc(buf, unicode.IsSpace), unicode.IsSpace)
+		cut := wholeText(buf)
 		if cut <= 0 {
 			return buf, nil
 		}
@@ -366,6 +365,32 @@ func (c *wsSession) token(m wsIn, buf string, now time.Time, utterance, index *i
 		return "", nil
 	}
 	return buf, &FieldError{Field: "type", Msg: fmt.Sprintf("unknown %q (input.text, input.done or session.close)", m.Type)}
+}
+
+// wholeText returns how much of buf token mode can feed now (0: none):
+// whole words, up to the last space after a non-space, or, where it ends
+// later, up to and including the last CJK or full-width punctuation mark
+// (。，！？、；：「」 …), after which the tokenizer's pre-split starts a new
+// piece whatever follows: Chinese and Japanese text, which has no spaces,
+// is fed clause by clause instead of only at input.done.
+func wholeText(buf string) int {
+	cut := strings.LastIndexFunc(strings.TrimRightFunc(buf, unicode.IsSpace), unicode.IsSpace)
+	for i := len(buf); i > 0; {
+		r, n := utf8.DecodeLastRuneInString(buf[:i])
+		if i <= cut {
+			break
+		}
+		if cjkPunct(r) {
+			return i
+		}
+		i -= n
+	}
+	return cut
+}
+
+// cjkPunct reports whether r is a CJK or full-width punctuation mark.
+func cjkPunct(r rune) bool {
+	return unicode.IsPunct(r) && ((r >= 0x3000 && r <= 0x303f) || (r >= 0xff00 && r <= 0xff65))
 }
 
 // feedLive starts the live utterance with text, or feeds text into it.
