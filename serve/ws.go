@@ -368,22 +368,24 @@ func (c *wsSession) token(m wsIn, buf string, now time.Time, utterance, index *i
 }
 
 // wholeText returns how much of buf token mode can feed now (0: none):
-// whole words, up to the last space after a non-space, or, where it ends
-// later, up to and including the last CJK or full-width punctuation mark
-// (。，！？、；：「」 …), after which the tokenizer's pre-split starts a new
-// piece whatever follows: Chinese and Japanese text, which has no spaces,
-// is fed clause by clause instead of only at input.done.
+// whole words, up to the last space after a non-space (the space stays
+// with the next word, as the tokenizer's pre-split keeps it), or, where it
+// ends later, up to the last CJK or full-width punctuation mark (。，！？、
+// …), which stays with what follows it the same way: Chinese and Japanese
+// text, which has no spaces, is fed clause by clause instead of only at
+// input.done. (Text fed in pieces can tokenize a little differently from
+// the whole; the words are the same.)
 func wholeText(buf string) int {
 	cut := strings.LastIndexFunc(strings.TrimRightFunc(buf, unicode.IsSpace), unicode.IsSpace)
-	for i := len(buf); i > 0; {
+	for i := len(buf); i > 0 && i > cut; {
 		r, n := utf8.DecodeLastRuneInString(buf[:i])
-		if i <= cut {
+		i -= n
+		if cjkPunct(r) {
+			if i > cut {
+				return i
+			}
 			break
 		}
-		if cjkPunct(r) {
-			return i
-		}
-		i -= n
 	}
 	return cut
 }
