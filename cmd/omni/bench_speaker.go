@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -140,13 +139,11 @@ func (c *benchSpeakerCmd) Run(g *Globals, _ context.Context) error {
 		buf, _, _ = mel.Compute(buf, x)
 		melT[i] = float64(time.Since(t0).Microseconds()) / 1e3
 	}
-	var ms0, ms1 runtime.MemStats
-	runtime.ReadMemStats(&ms0)
-	if err := enc.Embed(dst, x); err != nil {
+	allocs, err := fewestMallocs(3, func() error { return enc.Embed(dst, x) })
+	if err != nil {
 		return fmt.Errorf("bench speaker: %w", err)
 	}
-	runtime.ReadMemStats(&ms1)
-	rep.AllocsPerEmbed = float64(ms1.Mallocs - ms0.Mallocs)
+	rep.AllocsPerEmbed = float64(allocs)
 	if c.Precision != "fp32" {
 		ref, err := open("fp32")
 		if err != nil {
