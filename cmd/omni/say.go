@@ -156,12 +156,6 @@ func (c *sayCmd) Run(g *Globals, ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.TextFile != "" || c.Text == "-" {
-		if c.cloning() {
-			return usageErrorf("say: --voice and --ref-audio take a text argument; a long text (--text-file, stdin) is not cloned yet")
-		}
-		return c.runLong(g, ctx, logf, text, format)
-	}
 	var cloned *voice.Voice
 	if c.cloning() {
 		m, err := c.cloneFlags.cloneModel(c.Model)
@@ -177,6 +171,9 @@ func (c *sayCmd) Run(g *Globals, ctx context.Context) error {
 			return err
 		}
 		logf("voice %s: %s, %.2f s reference (%.0f ms)", cloned.Name, voiceMode(cloned), cloned.RefSeconds, float64(time.Since(t0).Microseconds())/1e3)
+	}
+	if c.TextFile != "" || c.Text == "-" {
+		return c.runLong(g, ctx, logf, text, format, cloned)
 	}
 	mode := host.Native
 	if c.Wasm {

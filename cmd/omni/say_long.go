@@ -14,6 +14,7 @@ import (
 	"github.com/omni-tts/omni/core"
 	"github.com/omni-tts/omni/host"
 	"github.com/omni-tts/omni/text"
+	"github.com/omni-tts/omni/voice"
 )
 
 // longFlags are "omni say"'s long-form flags: a text of any length from a
@@ -60,7 +61,7 @@ func sidecarPath(out string) string {
 // one request per segment with the same voice, language, instruction and
 // sampling flags (seeds derived per segment), read as one reply
 // (core.NewLong) into one output.
-func (c *sayCmd) runLong(g *Globals, ctx context.Context, logf func(string, ...any), src, format string) error {
+func (c *sayCmd) runLong(g *Globals, ctx context.Context, logf func(string, ...any), src, format string, cloned *voice.Voice) error {
 	if c.MaxAudio < 0 || c.MaxAudio > 86400 {
 		return fmt.Errorf("say: --max-audio %g outside [0, 86400] seconds", c.MaxAudio)
 	}
@@ -90,7 +91,7 @@ func (c *sayCmd) runLong(g *Globals, ctx context.Context, logf func(string, ...a
 	defer e.Close()
 	reqs := make([]core.Request, len(segs))
 	for k, sg := range segs {
-		r, err := e.Request(c.textInput(sg.Text))
+		r, err := e.Request(c.sayInput(sg.Text, cloned))
 		if err != nil {
 			return fmt.Errorf("say: segment %d (bytes %d..%d of the text): %w", k, sg.Start, sg.End, err)
 		}
