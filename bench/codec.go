@@ -93,7 +93,7 @@ func Codec(o CodecOptions, logf func(string, ...any)) (*CodecReport, error) {
 		return nil, fmt.Errorf("bench codec: steps %d (≥ 1), warmup %d (≥ 0), repeats %d (≥ 1), %d precisions, %d stream counts, %d frames-per-call (each ≥ 1)",
 			o.Steps, o.Warmup, o.Repeats, len(o.Precisions), len(o.Streams), len(o.PerCall))
 	}
-	rep := &CodecReport{Codec: o.Codec, Threads: o.Threads, Level: simd.Active().String(), LoadAvgBefore: loadAvg()}
+	rep := &CodecReport{Codec: o.Codec, Threads: o.Threads, Level: simd.Active().String(), LoadAvgBefore: LoadAverage()}
 	b := simd.NewBackend(o.Threads)
 	defer b.Close()
 	r := rand.New(rand.NewPCG(1, 2))
@@ -104,7 +104,7 @@ func Codec(o CodecOptions, logf func(string, ...any)) (*CodecReport, error) {
 		}
 		rep.Precisions = append(rep.Precisions, *p)
 	}
-	rep.LoadAvgAfter = loadAvg()
+	rep.LoadAvgAfter = LoadAverage()
 	return rep, nil
 }
 
@@ -248,7 +248,7 @@ func timeCodec(o CodecOptions, m *codec.Model, B, F int, r *rand.Rand, stageT *[
 		}
 		var ms0, ms1 runtime.MemStats
 		runtime.ReadMemStats(&ms0)
-		c0 := processCPU()
+		c0 := ProcessCPUMs()
 		for i := range steps {
 			t0 := time.Now()
 			if err := step(); err != nil {
@@ -256,7 +256,7 @@ func timeCodec(o CodecOptions, m *codec.Model, B, F int, r *rand.Rand, stageT *[
 			}
 			steps[i] = time.Since(t0).Seconds() * 1e3
 		}
-		cpu += processCPU() - c0
+		cpu += ProcessCPUMs() - c0
 		runtime.ReadMemStats(&ms1)
 		mallocs += ms1.Mallocs - ms0.Mallocs
 		medians = append(medians, Median(steps))
@@ -334,7 +334,7 @@ func CodecSNR(m *codec.Model, spec string, b codec.Backend, frames int, r *rand.
 
 // loadAvg returns the first three fields of /proc/loadavg, or "" where
 // there is none.
-func loadAvg() string {
+func LoadAverage() string {
 	b, err := os.ReadFile("/proc/loadavg")
 	if err != nil {
 		return ""

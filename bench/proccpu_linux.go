@@ -4,9 +4,9 @@ package bench
 
 import "golang.org/x/sys/unix"
 
-// processCPU returns the process's user+system CPU time in ms (0 when
+// ProcessCPUMs returns the process's user+system CPU time in ms (0 when
 // unavailable).
-func processCPU() float64 {
+func ProcessCPUMs() float64 {
 	var r unix.Rusage
 	if err := unix.Getrusage(unix.RUSAGE_SELF, &r); err != nil {
 		return 0

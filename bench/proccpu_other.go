@@ -2,5 +2,5 @@
 
 package bench
 
-// processCPU is unavailable off Linux.
-func processCPU() float64 { return 0 }
+// ProcessCPUMs is unavailable off Linux.
+func ProcessCPUMs() float64 { return 0 }

@@ -98,14 +98,14 @@ func Speech(ctx context.Context, e host.Engine, rec *stats.Recorder, o SpeechOpt
 	}
 	rec.Reset()
 	logf("timed: %d stream(s) × %d frames with audio", o.Streams, o.Frames)
-	cpu0 := processCPU()
+	cpu0 := ProcessCPUMs()
 	t0 := time.Now()
 	ss, last, err := speechPass(ctx, e, o.Streams, o.Frames, o.TextLen)
 	if err != nil {
 		return nil, err
 	}
 	wall := float64(last.Sub(t0).Microseconds()) / 1e3
-	cpu := processCPU() - cpu0
+	cpu := ProcessCPUMs() - cpu0
 	w := host.WeightsOf(e)
 	if w == nil {
 		return nil, fmt.Errorf("bench: the engine shows no weights (pass the engine host.Open returned)")

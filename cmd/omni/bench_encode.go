@@ -120,7 +120,7 @@ func (c *benchEncodeCmd) Run(g *Globals, _ context.Context) error {
 	})
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	cpu0 := benchProcessCPU()
+	cpu0 := bench.ProcessCPUMs()
 	for i := 0; i < c.Runs; i++ {
 		t0 := time.Now()
 		last = t0
@@ -129,7 +129,7 @@ func (c *benchEncodeCmd) Run(g *Globals, _ context.Context) error {
 		}
 		ms = append(ms, float64(time.Since(t0))/1e6)
 	}
-	rep.CPUMs = (benchProcessCPU() - cpu0) / float64(c.Runs)
+	rep.CPUMs = (bench.ProcessCPUMs() - cpu0) / float64(c.Runs)
 	runtime.ReadMemStats(&after)
 	e.SetStageHook(nil)
 	var total time.Duration
@@ -160,7 +160,7 @@ func (c *benchEncodeCmd) Run(g *Globals, _ context.Context) error {
 			rep.EfficiencyCPU = macs / (rep.CPUMs / 1e3) / 1e9 / (peak / float64(max(1, threads)))
 		}
 	}
-	rep.LoadAverage = benchLoadAverage()
+	rep.LoadAverage = bench.LoadAverage()
 	if c.JSON {
 		enc := json.NewEncoder(g.Stdout)
 		enc.SetIndent("", "  ")

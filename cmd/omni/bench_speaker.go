@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/omni-tts/omni/bench"
 	"github.com/omni-tts/omni/simd"
 	"github.com/omni-tts/omni/speaker"
 )
@@ -122,7 +123,7 @@ func (c *benchSpeakerCmd) Run(g *Globals, _ context.Context) error {
 		}
 	}
 	times := make([]float64, c.Runs)
-	cpu0 := benchProcessCPU()
+	cpu0 := bench.ProcessCPUMs()
 	for i := range times {
 		t0 := time.Now()
 		if err := enc.Embed(dst, x); err != nil {
@@ -130,7 +131,7 @@ func (c *benchSpeakerCmd) Run(g *Globals, _ context.Context) error {
 		}
 		times[i] = float64(time.Since(t0).Microseconds()) / 1e3
 	}
-	rep.CPUMs = (benchProcessCPU() - cpu0) / float64(c.Runs)
+	rep.CPUMs = (bench.ProcessCPUMs() - cpu0) / float64(c.Runs)
 	mel := speaker.NewMel()
 	buf, _, _ := mel.Compute(nil, x)
 	melT := make([]float64, c.Runs)
@@ -180,7 +181,7 @@ func (c *benchSpeakerCmd) Run(g *Globals, _ context.Context) error {
 			rep.EfficiencyCPU = float64(rep.MACs) / (rep.CPUMs / 1e3) / 1e9 / (peakGMACs / float64(max(1, threads)))
 		}
 	}
-	rep.LoadAverage = benchLoadAverage()
+	rep.LoadAverage = bench.LoadAverage()
 	if rep.CosineToFP32 != 0 {
 		logf("%s: cosine similarity to the fp32 embedding %.6f", c.Precision, rep.CosineToFP32)
 	}
