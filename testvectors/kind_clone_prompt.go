@@ -3,8 +3,6 @@ package testvectors
 import (
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 
 	"github.com/omni-tts/omni/core"
 	"github.com/omni-tts/omni/predictor"
@@ -61,23 +59,9 @@ func runClonePrompt(c *Case, env *Env) error {
 	}
 	in.Clone = clone
 	dir := c.ModelPath(model)
-	cfgJSON, err := os.ReadFile(filepath.Join(dir, "config.json"))
-	if err != nil {
-		return c.Errorf("model", "%v", err)
-	}
-	cfg, err := predictor.ParseConfig(cfgJSON, nil)
-	if err != nil {
-		return c.Errorf("model", "%v", err)
-	}
-	ids := core.IDsFromConfig(cfg)
-	tk, err := env.tokenizer(dir, false)
-	if err != nil {
-		return c.Errorf("model", "tokenizer: %v", err)
-	}
-	r, err := ids.TextRequest(tk, in)
-	var p core.Prompt
-	if err == nil {
-		p, err = core.BuildPrompt(&r, &ids)
+	ids, p, err, setup := textPrompt(c, env, dir, false, in)
+	if setup != nil {
+		return setup
 	}
 	if hasErr {
 		return checkRefusal(c, err, wantErr)

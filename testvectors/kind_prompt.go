@@ -1,13 +1,11 @@
 package testvectors
 
 import (
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/omni-tts/omni/core"
-	"github.com/omni-tts/omni/predictor"
 )
 
 // runPrompt builds the talker prompt of a request given as text against a
@@ -36,40 +34,16 @@ func runPrompt(c *Case, env *Env) error {
 			}
 		}
 	}
-	var wantErr string
-	hasErr := c.Has("expect_error")
-	if hasErr {
-		if err := c.Decode("expect_error", &wantErr); err != nil {
-			return err
-		}
-	}
-	dir := filepath.Join(filepath.Dir(c.Path), model)
-	cfgJSON, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	wantErr, hasErr, err := expectError(c)
 	if err != nil {
-		return c.Errorf("model", "%v", err)
+		return err
 	}
-	cfg, err := predictor.ParseConfig(cfgJSON, nil)
-	if err != nil {
-		return c.Errorf("model", "%v", err)
-	}
-	ids := core.IDsFromConfig(cfg)
-	tk, err := env.tokenizer(dir, true)
-	if err != nil {
-		return c.Errorf("model", "tokenizer: %v", err)
-	}
-	r, err := ids.TextRequest(tk, in)
-	var p core.Prompt
-	if err == nil {
-		p, err = core.BuildPrompt(&r, &ids)
+	_, p, err, setup := textPrompt(c, env, filepath.Join(filepath.Dir(c.Path), model), true, in)
+	if setup != nil {
+		return setup
 	}
 	if hasErr {
-		switch {
-		case err == nil:
-			return c.Errorf("expect_error", "request accepted, want an error containing %q", wantErr)
-		case !strings.Contains(err.Error(), wantErr):
-			return c.Errorf("expect_error", "error %q does not contain %q", err, wantErr)
-		}
-		return nil
+		return checkRefusal(c, err, wantErr)
 	}
 	if err != nil {
 		return c.Errorf("text", "%v", err)
