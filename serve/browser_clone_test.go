@@ -65,29 +65,8 @@ func TestPlaygroundCloneInBrowser(t *testing.T) {
 // clonePage runs the clone tab against the server at url and returns the
 // recorded clip's samples (24 kHz, as the page encoded them).
 func clonePage(t *testing.T, exe, url, clipPath string, checkSpoken func(t *testing.T, samples int), screenshot string) int {
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(exe),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
-		chromedp.Flag("use-fake-ui-for-media-stream", true),     // grant the microphone
-		chromedp.Flag("use-fake-device-for-media-stream", true), // a beeping fake microphone
-		chromedp.WindowSize(900, 1000),
-	}
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelA()
-	bctx, cancelC := chromedp.NewContext(actx)
-	defer cancelC()
-	if err := chromedp.Do(bctx, chromedp.Navigate(url+"/")); err != nil {
-		t.Fatalf("start Chromium and load the page: %v", err)
-	}
-	ctx, cancelT := context.WithTimeout(bctx, 90*time.Second)
-	defer cancelT()
+	// a granted, beeping fake microphone
+	ctx := browserPage(t, exe, url, 900, 1000, chromedp.Flag("use-fake-ui-for-media-stream", true), chromedp.Flag("use-fake-device-for-media-stream", true))
 	stats := func() cloneStats {
 		s, err := chromedp.Run(ctx, chromedp.Evaluate[cloneStats](`window.omniClone`))
 		if err != nil {

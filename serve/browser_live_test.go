@@ -33,25 +33,7 @@ func TestPlaygroundLiveInBrowser(t *testing.T) {
 		t.Skip("no Chromium installed (apt-get install -y chromium); skipping the browser test")
 	}
 	ts, _ := engineServer(t)
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(exe),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
-	}
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelA()
-	bctx, cancelC := chromedp.NewContext(actx)
-	defer cancelC()
-	if err := chromedp.Do(bctx, chromedp.Navigate(ts.URL+"/")); err != nil {
-		t.Fatalf("start Chromium and load the page: %v", err)
-	}
-	ctx, cancelT := context.WithTimeout(bctx, 90*time.Second)
-	defer cancelT()
+	ctx := browserPage(t, exe, ts.URL, 800, 600)
 	stats := func() liveStats {
 		s, err := chromedp.Run(ctx, chromedp.Evaluate[liveStats](`window.omniLive`))
 		if err != nil {

@@ -27,6 +27,39 @@ func findChromium() string {
 	return ""
 }
 
+// browserPage starts a headless Chromium at exe (a private profile, no
+// sandbox, autoplay allowed, extra flags such as a fake microphone, a
+// width × height window), loads url+"/" and returns a context of 90 s for
+// the test's actions; the browser is closed when the test ends.
+func browserPage(t *testing.T, exe, url string, width, height int, extra ...chromedp.ExecAllocatorOption) context.Context {
+	t.Helper()
+	opts := append([]chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
+		chromedp.WindowSize(width, height),
+	}, extra...)
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelA)
+	bctx, cancelC := chromedp.NewContext(actx)
+	t.Cleanup(cancelC)
+	// The first action starts the browser; its context must carry no timeout.
+	if err := chromedp.Do(bctx, chromedp.Navigate(url+"/")); err != nil {
+		t.Fatalf("start Chromium and load the page: %v", err)
+	}
+	ctx, cancelT := context.WithTimeout(bctx, 90*time.Second)
+	t.Cleanup(cancelT)
+	return ctx
+}
+
 // pageStats mirrors window.omniStats in static/index.html.
 type pageStats struct {
 	SamplesScheduled int      `json:"samplesScheduled"`
@@ -107,30 +140,7 @@ const playgroundSentence = "Hello from omni, the speech engine on ordinary CPUs.
 func playground(t *testing.T, exe string, tg playgroundTarget, screenshot string) {
 	url := tg.url
 
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(exe),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
-		chromedp.WindowSize(900, 760),
-	}
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelA()
-	bctx, cancelC := chromedp.NewContext(actx)
-	defer cancelC()
-	// The first action starts the browser; its context must carry no timeout.
-	if err := chromedp.Do(bctx, chromedp.Navigate(url+"/")); err != nil {
-		t.Fatalf("start Chromium and load the page: %v", err)
-	}
-	ctx, cancelT := context.WithTimeout(bctx, 90*time.Second)
-	defer cancelT()
+	ctx := browserPage(t, exe, url, 900, 760)
 
 	stats := func() pageStats {
 		s, err := chromedp.Run(ctx, chromedp.Evaluate[pageStats](`window.omniStats`))
