@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -43,24 +42,8 @@ func TestServeCloneFlagBounds(t *testing.T) {
 // SIGTERM still drains to exit 0.
 func TestServeClonesOnBase(t *testing.T) {
 	dir := t.TempDir()
-	stderr := &watchWriter{word: "listening", seen: make(chan struct{})}
-	done := make(chan int, 1)
-	go func() {
-		done <- run([]string{"serve", "--model", "synth:tiny-base", "--listen", "127.0.0.1:0", "--max-new-tokens", "20",
-			"--voice-dir", dir, "--grace", "10s"}, io.Discard, stderr)
-	}()
-	select {
-	case <-stderr.seen:
-	case code := <-done:
-		t.Fatalf("omni serve exited %d before listening: %s", code, tail(stderr.String()))
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("omni serve did not listen: %s", tail(stderr.String()))
-	}
-	m := regexp.MustCompile(`addr=(http://[0-9.:]+)`).FindStringSubmatch(stderr.String())
-	if m == nil {
-		t.Fatalf("no address in %s", tail(stderr.String()))
-	}
-	url := m[1]
+	url, stderr, done := startServe(t, []string{"serve", "--model", "synth:tiny-base", "--listen", "127.0.0.1:0", "--max-new-tokens", "20",
+		"--voice-dir", dir, "--grace", "10s"})
 	clip := sineWAV(16000, 24000) // 1.5 s
 	resp, err := http.Post(url+"/v1/audio/speech", "application/json", strings.NewReader(
 		`{"model":"omni","input":"Hello","ref_audio":"data:audio/wav;base64,`+base64.StdEncoding.EncodeToString(clip)+`","ref_text":"A tone.","response_format":"wav"}`))

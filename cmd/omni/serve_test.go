@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -34,23 +33,8 @@ func TestServeFlags(t *testing.T) {
 // and stops the server with SIGTERM: the answer is a WAV of whole frames
 // and the command exits 0 after its drain.
 func TestServeModelSpeaks(t *testing.T) {
-	stderr := &watchWriter{word: "listening", seen: make(chan struct{})}
-	done := make(chan int, 1)
-	go func() {
-		done <- run([]string{"serve", "--model", "synth:tiny", "--listen", "127.0.0.1:0", "--max-new-tokens", "40", "--grace", "10s"}, io.Discard, stderr)
-	}()
-	select {
-	case <-stderr.seen:
-	case code := <-done:
-		t.Fatalf("omni serve exited %d before listening: %s", code, tail(stderr.String()))
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("omni serve did not listen: %s", tail(stderr.String()))
-	}
-	m := regexp.MustCompile(`addr=(http://[0-9.:]+)`).FindStringSubmatch(stderr.String())
-	if m == nil {
-		t.Fatalf("no address in %s", tail(stderr.String()))
-	}
-	resp, err := http.Post(m[1]+"/v1/audio/speech", "application/json",
+	url, stderr, done := startServe(t, []string{"serve", "--model", "synth:tiny", "--listen", "127.0.0.1:0", "--max-new-tokens", "40", "--grace", "10s"})
+	resp, err := http.Post(url+"/v1/audio/speech", "application/json",
 		strings.NewReader(`{"model":"omni","input":"Hello","voice":"vivian","response_format":"wav"}`))
 	if err != nil {
 		t.Fatal(err)

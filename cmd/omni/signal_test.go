@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestRunInterrupted sends SIGINT to omni run after its first chunk of a
@@ -107,4 +110,27 @@ func tail(s string) string {
 		return s[i:]
 	}
 	return s
+}
+
+// startServe runs omni with args (a serve command listening on port 0) on a
+// goroutine, waits until it listens and returns its address, its stderr
+// and the channel its exit code arrives on; it fails the test if the
+// server exits or does not listen within 2 minutes.
+func startServe(t *testing.T, args []string) (url string, stderr *watchWriter, done chan int) {
+	t.Helper()
+	stderr = &watchWriter{word: "listening", seen: make(chan struct{})}
+	done = make(chan int, 1)
+	go func() { done <- run(args, io.Discard, stderr) }()
+	select {
+	case <-stderr.seen:
+	case code := <-done:
+		t.Fatalf("omni serve exited %d before listening: %s", code, tail(stderr.String()))
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("omni serve did not listen: %s", tail(stderr.String()))
+	}
+	m := regexp.MustCompile(`addr=(http://[0-9.:]+)`).FindStringSubmatch(stderr.String())
+	if m == nil {
+		t.Fatalf("no address in %s", tail(stderr.String()))
+	}
+	return m[1], stderr, done
 }
