@@ -79,6 +79,11 @@ func (e *Engine) takeLive(s *Stream) error {
 		}
 	}
 	H := e.dims.Hidden
+	if s.live.rows*H == len(s.trailing) {
+		// every fed row is used (the last one was added to a talker input
+		// already): start again at the front instead of growing forever
+		s.trailing, s.live.rows = s.trailing[:0], 0
+	}
 	n := len(s.trailing)
 	// grown in place (no zeroed temporary on the step goroutine); the
 	// embedding writes every new value
