@@ -31,15 +31,19 @@ func (st *codecStage) prime(s *Stream, now func() float64) error {
 		first = max(0, R-st.primeMax)
 	}
 	t0 := now()
-	key := keyOf(c.RefCodes[first*Codebooks:])
-	hit, err := st.primed.take(key, s.dec)
-	if err != nil {
-		return fmt.Errorf("core: request %q: copying a primed reference state: %w", s.req.ID, err)
-	}
-	if hit {
-		st.primeHits.Add(1)
-		st.primeMS.Add(now() - t0)
-		return nil
+	cache := st.primed.usable(st.m)
+	var key primedKey
+	if cache {
+		key = keyOf(c.RefCodes[first*Codebooks:])
+		hit, err := st.primed.take(key, s.dec)
+		if err != nil {
+			return fmt.Errorf("core: request %q: copying a primed reference state: %w", s.req.ID, err)
+		}
+		if hit {
+			st.primeHits.Add(1)
+			st.primeMS.Add(now() - t0)
+			return nil
+		}
 	}
 	for f := first; f < R; f += primeFrames {
 		n := min(primeFrames, R-f)
@@ -54,6 +58,10 @@ func (st *codecStage) prime(s *Stream, now func() float64) error {
 		if err := s.dec.Decode(codes, st.primePCM[:n*st.spf]); err != nil {
 			return fmt.Errorf("core: request %q: decoding reference frames %d..%d: %w", s.req.ID, f, f+n-1, err)
 		}
+	}
+	if !cache {
+		st.primeMS.Add(now() - t0)
+		return nil
 	}
 	if err := st.primed.keep(st.m, key, s.dec); err != nil {
 		return fmt.Errorf("core: request %q: keeping the primed reference state: %w", s.req.ID, err)

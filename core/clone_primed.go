@@ -36,16 +36,15 @@ type primedCache struct {
 
 // keyOf returns the key of reference frames codes (frame-major, 16 a frame).
 func keyOf(codes []int32) primedKey {
-	h := sha256.New()
-	var b [4]byte
+	b := make([]byte, 0, 4*len(codes))
 	for _, c := range codes {
-		binary.LittleEndian.PutUint32(b[:], uint32(c))
-		h.Write(b[:])
+		b = binary.LittleEndian.AppendUint32(b, uint32(c))
 	}
-	var k primedKey
-	h.Sum(k[:0])
-	return k
+	return sha256.Sum256(b)
 }
+
+// usable reports whether the cache can hold states of m at all.
+func (c *primedCache) usable(m *codec.Model) bool { return c.max > 0 && m.CanCopyStreams() }
 
 // take copies the cached state of key into dec and reports whether there
 // was one.
@@ -67,7 +66,7 @@ func (c *primedCache) take(key primedKey, dec *codec.Stream) (bool, error) {
 // keep stores a copy of dec's state (just primed with key's frames) on m,
 // evicting the least recently used state beyond max.
 func (c *primedCache) keep(m *codec.Model, key primedKey, dec *codec.Stream) error {
-	if c.max < 1 || !m.CanCopyStreams() {
+	if !c.usable(m) {
 		return nil
 	}
 	var snap *codec.Stream
