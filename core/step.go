@@ -433,10 +433,7 @@ func (e *Engine) decode() error {
 		} else if f := len(s.codes) - 1; f < s.nTrailing {
 			text = s.trailing[f*H : (f+1)*H]
 		}
-		row := e.embeds[i*H : (i+1)*H]
-		for j := range row {
-			row[j] += text[j]
-		}
+		addRow(e.embeds[i*H:(i+1)*H], text)
 	}
 	e.c.mtp.Add(mtpMS + ms(e.now()-emb0))
 
