@@ -613,10 +613,7 @@ func (c *wsSession) speakOne(w *wsStarted, first func()) bool {
 			c.sendError(err)
 			break
 		}
-		pcm = pcm[:0]
-		for _, x := range ch.PCM {
-			pcm = append(pcm, byte(uint16(audio.PCM16(x))), byte(uint16(audio.PCM16(x))>>8))
-		}
+		pcm = audio.AppendS16LE(pcm[:0], ch.PCM)
 		var ok bool
 		if c.binary {
 			ok = c.sendBinary(pcm)

@@ -40,6 +40,10 @@ func (s *Synthesizer) StartLive(ctx context.Context, req serve.SpeechRequest) (s
 	if err != nil {
 		return nil, err
 	}
+	// Feed needs only the text's ids: the instruction and the voice
+	// reference, checked and tokenized once above, are not built again for
+	// every word.
+	in.Instruct, in.Clone, in.RefText = "", nil, ""
 	return &engineLive{engineStream: st, in: in}, nil
 }
 
