@@ -3,8 +3,6 @@ package simd
 import (
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
 )
 
 // q4Fits are the scales QuantizeQ4 tries per block, as fractions of the
@@ -35,26 +33,17 @@ func QuantizeQ4(w []float32, rows, cols int, levels Q4Levels) (*Q4Matrix, error)
 			return nil, fmt.Errorf("simd: QuantizeQ4: codebook %v: levels must ascend within [-127, 127] (level[%d] = %d)", levels, c, levels[c])
 		}
 	}
-	for i, v := range w {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return nil, fmt.Errorf("simd: QuantizeQ4: w[row %d, col %d] = %v", i/cols, i%cols, v)
-		}
+	if i := firstNonFinite(w); i >= 0 {
+		return nil, fmt.Errorf("simd: QuantizeQ4: w[row %d, col %d] = %v", i/cols, i%cols, w[i])
 	}
 	m := newQ4Shape(rows, cols, levels)
 	m.data = alignedBytes(m.panels * m.panelBytes)
 	q := newQ4Quantizer(levels)
-	workers := max(1, min(runtime.GOMAXPROCS(0), m.panels/8))
-	var wg sync.WaitGroup
-	for t := 0; t < workers; t++ {
-		wg.Add(1)
-		go func(t int) {
-			defer wg.Done()
-			for p := t; p < m.panels; p += workers {
-				q.panel(m, w, p)
-			}
-		}(t)
-	}
-	wg.Wait()
+	parallelRanges(m.panels, 8, func(p0, p1 int) {
+		for p := p0; p < p1; p++ {
+			q.panel(m, w, p)
+		}
+	})
 	return m, nil
 }
 
