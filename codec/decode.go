@@ -15,6 +15,9 @@ type scratch struct {
 	gs   []*Stream
 	gc   [][][Codebooks]int32
 	gp   [][]float32
+	// decodeGroup's passes: each stream's codes and samples of one pass
+	pc [][][Codebooks]int32
+	pp [][]float32
 }
 
 // buf returns scratch slot i with n elements (contents unspecified).
@@ -118,12 +121,42 @@ func (m *Model) DecodeBatch(streams []*Stream, codes [][][Codebooks]int32, pcm [
 	return nil
 }
 
-// decodeGroup decodes checked arguments of equal frame counts.
+// decodeGroup decodes checked arguments of equal frame counts, in passes
+// of at most m.PassFrames() stream-frames (each pass takes the next frames
+// of every stream; the decoder is an exact stream, so the samples are
+// those of one pass).
 func (m *Model) decodeGroup(streams []*Stream, codes [][][Codebooks]int32, pcm [][]float32) error {
 	n := len(codes[0])
 	if n == 0 {
 		return nil
 	}
+	step := max(1, m.PassFrames()/len(streams))
+	if step >= n {
+		return m.decodePass(streams, codes, pcm, n)
+	}
+	sc := &m.scratch
+	pc, pp := sc.pc[:0], sc.pp[:0]
+	defer func() {
+		clear(pc[:cap(pc)])
+		clear(pp[:cap(pp)])
+		sc.pc, sc.pp = pc[:0], pp[:0]
+	}()
+	for t := 0; t < n; t += step {
+		k := min(step, n-t)
+		pc, pp = pc[:0], pp[:0]
+		for b := range streams {
+			pc = append(pc, codes[b][t:t+k])
+			pp = append(pp, pcm[b][t*m.spf:(t+k)*m.spf])
+		}
+		if err := m.decodePass(streams, pc, pp, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decodePass runs one graph pass of n frames of every stream.
+func (m *Model) decodePass(streams []*Stream, codes [][][Codebooks]int32, pcm [][]float32, n int) error {
 	if err := m.decode(streams, codes, pcm, n); err != nil {
 		return fmt.Errorf("codec: decode: %w", err)
 	}

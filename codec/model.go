@@ -27,11 +27,12 @@ type Model struct {
 	blocks              []blockW
 	snakeOut, convOut   int32
 
-	handles []int32 // every handle above, for Close
-	scratch scratch
-	hook    func(Stage)
-	add     AddBackend // the backend's residual add, or nil
-	closed  bool
+	handles    []int32 // every handle above, for Close
+	scratch    scratch
+	passFrames int // stream-frames per graph pass (0: DefaultPassFrames)
+	hook       func(Stage)
+	add        AddBackend // the backend's residual add, or nil
+	closed     bool
 }
 
 type layerW struct {

@@ -260,3 +260,57 @@ func TestDecodeBatchRefusesBadStreams(t *testing.T) {
 		t.Errorf("mismatched slices: err = %v", err)
 	}
 }
+
+// TestPassesEqualOneCall decodes a 3-stream batch of 11 frames in graph
+// passes of 1, 2, 3, 5 and 8 stream-frames and checks every stream's
+// samples against the stream decoded alone one frame per call: the
+// decoder is an exact stream, so the pass size must change no bit.
+func TestPassesEqualOneCall(t *testing.T) {
+	for _, prec := range []string{"fp32", "bf16"} {
+		t.Run(prec, func(t *testing.T) {
+			m := tinyModel(t, prec)
+			r := rand.New(rand.NewPCG(5, 6))
+			const B, n = 3, 11
+			spf := m.SamplesPerFrame()
+			var streams []*codec.Stream
+			var codes [][][codec.Codebooks]int32
+			var want [][]float32
+			for b := 0; b < B; b++ {
+				s, err := m.NewStream()
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Close()
+				streams = append(streams, s)
+				codes = append(codes, randomCodes(r, n, m.Config().CodebookSize))
+				ones := make([]int, n)
+				for i := range ones {
+					ones[i] = 1
+				}
+				want = append(want, decodeSplit(t, m, s, codes[b], ones))
+			}
+			for _, pass := range []int{1, 2, 3, 5, 8} {
+				m.SetPassFrames(pass)
+				got := make([][]float32, B)
+				for b, s := range streams {
+					if err := s.Reset(); err != nil {
+						t.Fatal(err)
+					}
+					got[b] = make([]float32, n*spf)
+				}
+				if err := m.DecodeBatch(streams, codes, got); err != nil {
+					t.Fatal(err)
+				}
+				for b := range got {
+					if i := firstDiff(got[b], want[b]); i >= 0 {
+						t.Fatalf("passes of %d: stream %d sample %d = %v, one frame per call gives %v", pass, b, i, got[b][i], want[b][i])
+					}
+				}
+			}
+			m.SetPassFrames(0)
+			if m.PassFrames() != codec.DefaultPassFrames {
+				t.Fatalf("PassFrames after SetPassFrames(0) = %d, want %d", m.PassFrames(), codec.DefaultPassFrames)
+			}
+		})
+	}
+}
