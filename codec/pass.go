@@ -22,3 +22,21 @@ func (m *Model) PassFrames() int {
 // SetPassFrames sets the stream-frames one graph pass takes (n ≤ 0 restores
 // DefaultPassFrames). Any value gives the same samples.
 func (m *Model) SetPassFrames(n int) { m.passFrames = max(0, n) }
+
+// ThreadSetter is the optional backend op behind Model.SetThreads: it
+// makes the next kernel calls use n of the backend's threads (n ≤ 0: all)
+// and returns the number set. The native backend has it; a backend
+// without it runs every call on its own fixed threads.
+type ThreadSetter interface {
+	SetThreads(n int) int
+}
+
+// SetThreads makes the next passes use n of the backend's threads (n ≤ 0:
+// all of them) and returns the number set, or 0 when the backend has no
+// ThreadSetter. The samples do not depend on it.
+func (m *Model) SetThreads(n int) int {
+	if t, ok := m.b.(ThreadSetter); ok {
+		return t.SetThreads(n)
+	}
+	return 0
+}

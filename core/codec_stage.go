@@ -45,6 +45,9 @@ type codecStage struct {
 	primePCM   []float32
 	primed     primedCache // primed states kept for the next stream with the same reference
 
+	busyThreads int          // threads while generation runs; 0: all (Config.CodecBusyThreads)
+	genIdle     *atomic.Bool // the hop's: generation is waiting
+
 	decodeMS, callMS, primeMS, primeHits *stats.Counter
 }
 
@@ -228,6 +231,7 @@ func (st *codecStage) decodeRound(round []*Chunk, now func() float64) error {
 		frames += c.Frames
 	}
 	if n := len(st.streams); n > 0 {
+		st.pickThreads()
 		t0 := now()
 		err := st.m.DecodeBatch(st.streams, st.codes, st.pcm)
 		el := now() - t0

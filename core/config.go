@@ -79,6 +79,14 @@ type Config struct {
 	// reference again (native backends; 0 means DefaultPrimedStates, a
 	// negative value keeps none).
 	PrimedStates int
+	// CodecBusyThreads is how many of its backend's threads the codec
+	// stage decodes on while generation runs; while generation waits (no
+	// stream generating, or the step loop blocked on a full hop) it
+	// decodes on all of them (codec.Model.SetThreads). 0 means all of them
+	// always. The samples do not depend on it. The host sizes the codec's
+	// pool to the machine and sets this to the deploy profile's
+	// codec_threads (codec_idle.go).
+	CodecBusyThreads int
 
 	// Seed seeds the generator of random rows without their own seed.
 	Seed int64

@@ -136,6 +136,8 @@ func New(cfg Config) (*Engine, error) {
 		e.hop.stage = newCodecStage(cfg.Codec, bound, r)
 		e.hop.stage.primeMax = cfg.ClonePrefixFrames
 		e.hop.stage.primed.max = cfg.PrimedStates
+		e.hop.stage.busyThreads = cfg.CodecBusyThreads
+		e.hop.stage.genIdle = &e.hop.genIdle
 	}
 	if !cfg.Inline {
 		go e.hop.run()

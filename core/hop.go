@@ -2,6 +2,7 @@ package core
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/omni-tts/omni/stats"
@@ -28,6 +29,10 @@ type hop struct {
 	stage  *codecStage // nil: codes only
 	now    func() time.Duration
 	inline bool
+	// genIdle is set while generation waits: no stream generating (Step),
+	// or put blocked on a full queue. The codec stage reads it to decode
+	// on all of its threads then (codec_idle.go).
+	genIdle atomic.Bool
 
 	enqueueToPut, putMS, getMS, putToGet *stats.Counter
 
@@ -66,7 +71,13 @@ func (h *hop) put(c *Chunk) {
 		return
 	}
 	c.PutAt = t
-	h.q <- c
+	select {
+	case h.q <- c:
+	default: // full: generation waits for the codec stage
+		h.genIdle.Store(true)
+		h.q <- c
+		h.genIdle.Store(false)
+	}
 	h.putMS.Add(ms(h.now() - t))
 }
 

@@ -37,6 +37,9 @@ func (e *Engine) Step() (busy bool, err error) {
 	e.reap()
 	admit := e.schedule(t0)
 	sc.Stop()
+	if len(admit) > 0 || len(e.running) > 0 {
+		e.hop.genIdle.Store(false)
+	}
 
 	if len(admit) > 0 {
 		pt := e.now()
@@ -60,6 +63,9 @@ func (e *Engine) Step() (busy bool, err error) {
 		}
 	}
 	e.reap()
+	// before flush: the codec stage sees the final chunks of the last
+	// streams with generation already idle
+	e.hop.genIdle.Store(len(e.running) == 0)
 	e.flush()
 	if ran {
 		st.Stop()

@@ -22,7 +22,11 @@ type CodecSettings struct {
 	Spec string
 	// Precision is "fp32" (default), "bf16", "int8" or "mixed" (codec.Precisions).
 	Precision string
-	// Threads sizes the codec's own kernel pool (default: Options.Threads).
+	// Threads is how many threads the codec decodes on while generation
+	// runs (default: Options.Threads). Its kernel pool has the larger of
+	// this and Options.Threads, and while generation waits (no stream
+	// generating, or the step loop blocked on the codec) it decodes on all
+	// of them (core.Config.CodecBusyThreads).
 	Threads int
 }
 
@@ -107,11 +111,11 @@ func openCodecStage(o *Options) (*codec.Model, *simd.Backend, error) {
 	if load == nil {
 		return nil, nil, nil
 	}
-	threads := o.Codec.Threads
-	if threads == 0 {
-		threads = o.Threads
-	}
+	busy, threads := o.codecThreads()
 	cb := simd.NewBackend(threads)
+	if busy < threads {
+		o.Engine.CodecBusyThreads = busy
+	}
 	spec := o.Codec.Spec
 	if spec == "" {
 		spec = o.Model
@@ -128,6 +132,21 @@ func openCodecStage(o *Options) (*codec.Model, *simd.Backend, error) {
 		return nil, nil, err
 	}
 	return m, cb, nil
+}
+
+// codecThreads returns the codec's threads while generation runs and the
+// size of its pool: Codec.Threads (default Options.Threads, default
+// simd.DefaultThreads()) and the larger of that and the model's threads.
+func (o *Options) codecThreads() (busy, pool int) {
+	model := o.Threads
+	if model <= 0 {
+		model = simd.DefaultThreads()
+	}
+	busy = o.Codec.Threads
+	if busy <= 0 {
+		busy = model
+	}
+	return busy, max(busy, model)
 }
 
 // warmCodec decodes two frames on a throwaway stream so the first request

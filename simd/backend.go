@@ -69,6 +69,21 @@ func NewBackend(threads int) *Backend {
 	return b
 }
 
+// SetThreads makes the next kernel calls use n of the backend's worker
+// threads (n ≤ 0: all of them; at most NewBackend's threads) and returns
+// the number set. A stage that shares the machine with another (the codec
+// beside generation) runs on few threads while the other is busy and on
+// all of them while it waits. Safe from any goroutine.
+func (b *Backend) SetThreads(n int) int {
+	if b.pool == nil {
+		return 1
+	}
+	if n <= 0 {
+		n = b.pool.Threads()
+	}
+	return b.pool.SetActive(n)
+}
+
 // Close stops the worker pool and drops every handle.
 func (b *Backend) Close() {
 	if b.pool != nil {

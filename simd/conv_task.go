@@ -377,15 +377,16 @@ func (b *Backend) runConvJobs(c *convWeights, bias []float32) {
 		// thread that is descheduled holds up the call by one chunk at most
 		// (a static split waited for its whole half). Which thread computes
 		// a panel changes no bits.
-		chunk := max(1, min(convChunkBytes/(64*w.cols), w.panels/b.pool.Threads()))
+		th := b.pool.Active()
+		chunk := max(1, min(convChunkBytes/(64*w.cols), w.panels/th))
 		if t.rows {
-			chunk = min(rowChunk(t.l, w.cols), max(chunk, w.panels/(4*b.pool.Threads())))
+			chunk = min(rowChunk(t.l, w.cols), max(chunk, w.panels/(4*th)))
 			if t.l == AVX512VNNI {
 				chunk = max(4, chunk/4*4)
 			}
 		}
 		b.pool.mu.Lock()
-		if blk := convRowBlocks(t, chunk, b.pool.Threads()); blk > 0 {
+		if blk := convRowBlocks(t, chunk, th); blk > 0 {
 			rt := &b.convRowT
 			rt.t, rt.block = t, blk
 			b.pool.runDynamic(rt, (len(t.yp)+blk-1)/blk, 1)

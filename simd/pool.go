@@ -31,6 +31,7 @@ type Task interface {
 // Task must not call Run on its own pool.
 type Pool struct {
 	threads int
+	active  atomic.Int32 // threads a call uses, 1..threads (SetActive)
 	mu      sync.Mutex
 	workers []*poolWorker // threads-1 of them
 	closed  atomic.Bool
@@ -82,6 +83,7 @@ func NewPool(threads int) *Pool {
 		threads = DefaultThreads()
 	}
 	p := &Pool{threads: threads}
+	p.active.Store(int32(threads))
 	for i := 0; i < threads-1; i++ {
 		w := &poolWorker{wake: make(chan struct{}, 1)}
 		w.state.Store(jobTaken)
@@ -154,6 +156,19 @@ func (w *poolWorker) finish() (takenBack bool) {
 // Threads returns the number of threads work is split over.
 func (p *Pool) Threads() int { return p.threads }
 
+// SetActive makes the next calls use n of the pool's threads (clamped to
+// 1..Threads; the others stay idle, parked after their spin), and returns
+// the number set. It may be called from any goroutine, at any time: a call
+// in progress keeps the threads it started with.
+func (p *Pool) SetActive(n int) int {
+	n = min(max(n, 1), p.threads)
+	p.active.Store(int32(n))
+	return n
+}
+
+// Active returns the number of threads the next call uses.
+func (p *Pool) Active() int { return int(p.active.Load()) }
+
 // Close stops the workers. The pool must not be used afterwards.
 func (p *Pool) Close() {
 	p.mu.Lock()
@@ -186,7 +201,7 @@ func (p *Pool) Run(t Task, n, grain int) {
 func (p *Pool) run(t Task, n, grain int) {
 	grain = max(grain, 1)
 	units := (n + grain - 1) / grain
-	k := min(p.threads, units)
+	k := min(p.Active(), units)
 	if k <= 1 {
 		t.RunRange(0, n)
 		return
@@ -230,7 +245,7 @@ func (d *dynTask) RunRange(_, _ int) {
 // the call waits at most for the one chunk it runs.
 func (p *Pool) runDynamic(t Task, n, chunk int) {
 	chunk = max(chunk, 1)
-	k := min(p.threads, (n+chunk-1)/chunk)
+	k := min(p.Active(), (n+chunk-1)/chunk)
 	if k <= 1 {
 		t.RunRange(0, n)
 		return

@@ -178,3 +178,45 @@ func TestPoolOneProc(t *testing.T) {
 		}
 	}
 }
+
+// TestPoolSetActive: a pool limited to k of its threads splits a call into
+// at most k chunks that still cover every index once; the limit clamps to
+// 1..Threads, and Backend.SetThreads(0) restores all threads.
+func TestPoolSetActive(t *testing.T) {
+	p := NewPool(3)
+	defer p.Close()
+	for _, c := range []struct{ set, want int }{{1, 1}, {2, 2}, {0, 1}, {-4, 1}, {9, 3}, {3, 3}} {
+		if got := p.SetActive(c.set); got != c.want || p.Active() != c.want {
+			t.Fatalf("SetActive(%d) = %d (Active %d), want %d", c.set, got, p.Active(), c.want)
+		}
+		for _, dyn := range []bool{false, true} {
+			ct := &countTask{hits: make([]atomic.Int32, 600), grain: 1}
+			if dyn {
+				p.mu.Lock()
+				p.runDynamic(ct, 600, 200)
+				p.mu.Unlock()
+			} else {
+				p.Run(ct, 600, 1)
+			}
+			for i := range ct.hits {
+				if ct.hits[i].Load() != 1 {
+					t.Fatalf("Active %d, dynamic %v: index %d ran %d times", c.want, dyn, i, ct.hits[i].Load())
+				}
+			}
+			if !dyn && int(ct.calls.Load()) != c.want {
+				t.Fatalf("Active %d: Run made %d chunks, want %d", c.want, ct.calls.Load(), c.want)
+			}
+		}
+	}
+	b := NewBackend(3)
+	defer b.Close()
+	if got := b.SetThreads(1); got != 1 {
+		t.Fatalf("Backend.SetThreads(1) = %d", got)
+	}
+	if got := b.SetThreads(0); got != 3 {
+		t.Fatalf("Backend.SetThreads(0) = %d, want all 3", got)
+	}
+	if got := NewBackend(1).SetThreads(0); got != 1 {
+		t.Fatalf("a one-thread Backend's SetThreads(0) = %d, want 1", got)
+	}
+}

@@ -1,0 +1,78 @@
+package core
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/omni-tts/omni/codec"
+	"github.com/omni-tts/omni/simd"
+)
+
+// threadLog is a codec backend that records every SetThreads call.
+type threadLog struct {
+	*simd.Backend
+	mu    sync.Mutex
+	calls []int
+}
+
+func (l *threadLog) SetThreads(n int) int {
+	l.mu.Lock()
+	l.calls = append(l.calls, n)
+	l.mu.Unlock()
+	return l.Backend.SetThreads(n)
+}
+
+// TestCodecIdleThreads: with CodecBusyThreads 1 the codec stage decodes a
+// stream's chunks on one thread while the stream is generating, and the
+// final chunk — cut when generation has ended — on all threads (0).
+func TestCodecIdleThreads(t *testing.T) {
+	b := simd.NewBackend(2)
+	t.Cleanup(b.Close)
+	log := &threadLog{Backend: b}
+	cm, err := codec.NewSynthetic(codec.TinyConfig(), 3, log, "fp32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cm.Close() })
+	m := newFake(2)
+	m.eosAfter = 33                                        // chunks of 2, 4, 8, 16, then a final one of 3 frames
+	m.onStep = func() { time.Sleep(2 * time.Millisecond) } // the codec keeps up
+	e, err := New(Config{Model: m, IDs: tinyIDs(), Codec: cm, CodecBusyThreads: 1, HopDepth: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- e.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		e.Close()
+	})
+	s, err := e.Submit(context.Background(), seeded("idle", []int32{1, 2, 3}, 7, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks := 0
+	for _, ev := range events(t, s) {
+		if ev.Kind == EventChunk {
+			chunks++
+		}
+	}
+	if end := s.End(); end.Reason != EndEOS {
+		t.Fatalf("stream ended %v (%v), want EOS", end.Reason, end.Err)
+	}
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	if len(log.calls) < 3 || len(log.calls) > chunks {
+		t.Fatalf("%d decode calls set threads for %d chunks, want several: %v", len(log.calls), chunks, log.calls)
+	}
+	if log.calls[0] != 1 {
+		t.Fatalf("first chunk decoded with SetThreads(%d), want 1 while the stream generates; calls %v", log.calls[0], log.calls)
+	}
+	if last := log.calls[len(log.calls)-1]; last != 0 {
+		t.Fatalf("final chunk decoded with SetThreads(%d), want 0 (all threads) after generation ended; calls %v", last, log.calls)
+	}
+}
