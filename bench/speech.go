@@ -55,6 +55,15 @@ type SpeechReport struct {
 	CodecBusy float64 `json:"codec_busy"`
 	CPUCores  float64 `json:"cpu_cores"`
 
+	// ReadGBps is the DRAM read rate measured before and after the timed
+	// pass (median; 0 without SpeechOptions.Floor); GenFloorMsPerStep the
+	// weight bytes of one decode step (talker + predictor, read once for
+	// every stream) at that rate, and GenEfficiency that floor over
+	// GenMsPerStep. The machine's rate swings: compare runs by these.
+	ReadGBps          float64 `json:"read_gbps,omitempty"`
+	GenFloorMsPerStep float64 `json:"gen_floor_ms_per_step,omitempty"`
+	GenEfficiency     float64 `json:"gen_efficiency,omitempty"`
+
 	// TTFA is the median attribution of time to first audio.
 	TTFA        []TTFARow   `json:"ttfa"`
 	Attribution []stats.Row `json:"attribution"`
@@ -76,6 +85,10 @@ type SpeechOptions struct {
 	Frames         int // per stream, ≥ 2 (EOS masked until then)
 	Warmup         int // frames of a warm-up pass (none below 2)
 	TextLen        int
+	// Floor, when set, measures the streaming-read rate before and after
+	// the timed pass (on the model's threads): the report then holds the
+	// generation floor of that run.
+	Floor *FloorMeter
 }
 
 // Speech runs a warm-up pass, then the timed pass on e (an engine with a
@@ -96,6 +109,10 @@ func Speech(ctx context.Context, e host.Engine, rec *stats.Recorder, o SpeechOpt
 			return nil, err
 		}
 	}
+	var before Floor
+	if o.Floor != nil {
+		before = o.Floor.Measure()
+	}
 	rec.Reset()
 	logf("timed: %d stream(s) × %d frames with audio", o.Streams, o.Frames)
 	cpu0 := ProcessCPUMs()
@@ -106,6 +123,10 @@ func Speech(ctx context.Context, e host.Engine, rec *stats.Recorder, o SpeechOpt
 	}
 	wall := float64(last.Sub(t0).Microseconds()) / 1e3
 	cpu := ProcessCPUMs() - cpu0
+	var fr Floor
+	if o.Floor != nil {
+		fr = MedianFloor(before, o.Floor.Measure())
+	}
 	w := host.WeightsOf(e)
 	if w == nil {
 		return nil, fmt.Errorf("bench: the engine shows no weights (pass the engine host.Open returned)")
@@ -146,6 +167,21 @@ func Speech(ctx context.Context, e host.Engine, rec *stats.Recorder, o SpeechOpt
 		r.CodecMsPerStep = call.SumMS / float64(o.Frames)
 		r.CodecMsPerFrame = r.CodecMsPerStep / float64(o.Streams)
 		r.CodecBusy = call.SumMS / wall
+	}
+	if fr.ReadGBps > 0 {
+		tb, err := w.Talker.BytesPerToken()
+		if err != nil {
+			return nil, err
+		}
+		pb, err := w.Predictor.BytesPerFrame()
+		if err != nil {
+			return nil, err
+		}
+		r.ReadGBps = fr.ReadGBps
+		r.GenFloorMsPerStep = FloorMS(tb+pb, fr.ReadGBps)
+		if r.GenMsPerStep > 0 {
+			r.GenEfficiency = Efficiency(r.GenFloorMsPerStep, r.GenMsPerStep)
+		}
 	}
 	return r, nil
 }
@@ -237,6 +273,9 @@ func (r *SpeechReport) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "  RTF with audio %.3f (submit → last sample %.0f ms for %.2f s of audio per stream), steady %.3f\n", r.RTF, r.WallMS, float64(r.Frames)*core.FrameMS/1e3, r.RTFSteady)
 	fmt.Fprintf(w, "  TTFA p50 %.0f ms, p95 %.0f ms; %d stall(s) after the first audio (%.0f ms), at playback\n", r.TTFAMsP50, r.TTFAMsP95, r.Stalls, r.StallMs)
 	fmt.Fprintf(w, "  busy: generation %.0f%%, codec %.0f%% of the wall time; CPU %.2f cores\n", 100*r.GenBusy, 100*r.CodecBusy, r.CPUCores)
+	if r.ReadGBps > 0 {
+		fmt.Fprintf(w, "  generation floor %.1f ms/step (weights at %.1f GB/s, measured around the run): efficiency %.2f\n", r.GenFloorMsPerStep, r.ReadGBps, r.GenEfficiency)
+	}
 	fmt.Fprintf(w, "| time to first audio (p50) | ms |\n|---|---|\n")
 	for _, t := range r.TTFA {
 		fmt.Fprintf(w, "| %s | %.1f |\n", t.Stage, t.MS)

@@ -79,7 +79,11 @@ func (c *benchE2ECmd) runSpeech(g *Globals, ctx context.Context, logf func(strin
 		return err
 	}
 	defer e.Close()
-	rep, err := bench.Speech(ctx, e.Engine, e.rec, e.speechOptions(c.Streams, c.Frames, c.Warmup), logf)
+	fl := bench.NewFloorMeter(e.threads)
+	defer fl.Close()
+	o := e.speechOptions(c.Streams, c.Frames, c.Warmup)
+	o.Floor = fl
+	rep, err := bench.Speech(ctx, e.Engine, e.rec, o, logf)
 	if err != nil {
 		return err
 	}
