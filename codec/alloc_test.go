@@ -11,7 +11,8 @@ import (
 // TestDecodeBatchNoAllocs checks that a warm model decodes without
 // allocating, for one stream, for streams of equal frame counts and for
 // streams of unequal counts (the codec stage's usual batch: a first chunk
-// beside later ones), at every kernel level and codec precision.
+// beside later ones), also in several graph passes, at every kernel level
+// and codec precision.
 func TestDecodeBatchNoAllocs(t *testing.T) {
 	simdtest.EachLevel(t, func(t *testing.T) {
 		for _, prec := range codec.Precisions() {
@@ -40,6 +41,11 @@ func TestDecodeBatchNoAllocs(t *testing.T) {
 					{"unequal counts", func() error { return m.DecodeBatch(ss, codes, pcm) }},
 					{"equal counts", func() error { return m.DecodeBatch(ss[:2], codes[:2], pcm[:2]) }},
 					{"one stream", func() error { return ss[0].Decode(codes[0], pcm[0]) }},
+					{"passes of 2 stream-frames", func() error {
+						m.SetPassFrames(2)
+						defer m.SetPassFrames(0)
+						return m.DecodeBatch(ss, codes, pcm)
+					}},
 				} {
 					var err error
 					n := testing.AllocsPerRun(5, func() {

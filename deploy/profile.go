@@ -28,7 +28,7 @@ type Profile struct {
 	ChunkMinFrames    int               `json:"chunk_min_frames"`
 	ChunkMarginMS     float64           `json:"chunk_safety_margin_ms"`
 	ModelThreads      int               `json:"model_threads"` // talker + code predictor kernels (the kernel pool's size)
-	CodecThreads      int               `json:"codec_threads"` // codec decoder
+	CodecThreads      int               `json:"codec_threads"` // codec decoder while generation runs (all the model's threads while it waits)
 	Fingerprint       string            `json:"fingerprint"`   // calibration cache key
 	Hardware          HardwareProfile   `json:"hardware"`
 	Derivation        map[string]string `json:"derivation"` // JSON field name → how it was derived

@@ -209,7 +209,7 @@ func Resolve(o ResolveOptions) (Profile, error) {
 		// waits for chunks (RATIONALE: "Why does the codec stage run beside
 		// generation with model 2 + codec 1 threads on two cores?").
 		p.ModelThreads, p.CodecThreads = 2, 1
-		split = "2 CPUs: the model takes both, the codec 1 thread beside it (measured: RTF with audio 1.69 at 2+1 against 2.16 at 1+1, 2.13 at 1+2 and 3.10 at 2+2, one stream)"
+		split = "2 CPUs: the model takes both, the codec 1 thread beside it and both while generation waits (measured: RTF with audio 1.69 at 2+1 against 2.16 at 1+1, 2.13 at 1+2 and 3.10 at 2+2, one stream)"
 	}
 	why["model_threads"], why["codec_threads"] = split, split
 

@@ -27,7 +27,7 @@ type engineFlags struct {
 	ChunkAdaptive *bool  `name:"chunk-adaptive" negatable:"" help:"Adaptive chunk sizing (default: the deploy profile's; auto says yes, edge no)."`
 	Codec         string `help:"Codec for the audio: a codec or checkpoint directory, or synth:SIZE[@SEED] (default: the model's own)."`
 	CodecPrec     string `name:"codec-precision" default:"auto" enum:"auto,fp32,bf16,int8,mixed" help:"Codec precision: ${enum}; auto is bf16 where the kernels compute in bf16 (AVX-512 BF16), else fp32 (${default})."`
-	CodecThreads  int    `name:"codec-threads" help:"Threads of the codec stage's kernel pool (default: the deploy profile's codec_threads)."`
+	CodecThreads  int    `name:"codec-threads" help:"Threads the codec stage decodes on while generation runs; it takes all of --threads while generation waits (default: the deploy profile's codec_threads)."`
 	cacheFlags
 
 	// audio is set by the command: decode the codes into PCM in the engine.
