@@ -7,6 +7,7 @@ import (
 
 	"github.com/omni-tts/omni/core"
 	"github.com/omni-tts/omni/host"
+	"github.com/omni-tts/omni/predictor"
 	"github.com/omni-tts/omni/simd"
 	"github.com/omni-tts/omni/stats"
 )
@@ -87,11 +88,7 @@ func E2E(ctx context.Context, e host.Engine, rec *stats.Recorder, fl *FloorMeter
 		FramesPerS: float64(o.Streams*o.Frames) / ((res.PrefillMS + res.MSPerFrame*float64(o.Frames)) / 1e3),
 		ReadGBps:   fr.ReadGBps, ReadL3GBps: fr.ReadL3GBps,
 	}
-	tb, err := w.Talker.BytesPerToken()
-	if err != nil {
-		return nil, err
-	}
-	pb, err := w.Predictor.BytesPerFrame()
+	tb, pb, err := weightBytes(w)
 	if err != nil {
 		return nil, err
 	}
@@ -130,4 +127,16 @@ func (r *E2EReport) WriteText(w io.Writer) {
 		r.FloorMsPerFrame, r.BytesPerFrame>>20, r.ReadGBps, r.Efficiency, r.ReadL3GBps, r.FloorMixedMsPerFrame, r.EfficiencyMixed)
 	fmt.Fprintf(w, "  overhead %.3f ms/frame = %.2f%% of 80 ms\n", r.OverheadMsPerFrame, 100*r.OverheadShare)
 	fmt.Fprint(w, stats.FormatTable(r.Attribution, stats.FrameBudgetMS))
+}
+
+// weightBytes returns the weight bytes one decode step reads: the talker's
+// per token and the predictor's per frame (its 15 passes).
+func weightBytes(w *predictor.Weights) (talker, pred int64, err error) {
+	if talker, err = w.Talker.BytesPerToken(); err != nil {
+		return 0, 0, err
+	}
+	if pred, err = w.Predictor.BytesPerFrame(); err != nil {
+		return 0, 0, err
+	}
+	return talker, pred, nil
 }

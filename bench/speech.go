@@ -169,11 +169,7 @@ func Speech(ctx context.Context, e host.Engine, rec *stats.Recorder, o SpeechOpt
 		r.CodecBusy = call.SumMS / wall
 	}
 	if fr.ReadGBps > 0 {
-		tb, err := w.Talker.BytesPerToken()
-		if err != nil {
-			return nil, err
-		}
-		pb, err := w.Predictor.BytesPerFrame()
+		tb, pb, err := weightBytes(w)
 		if err != nil {
 			return nil, err
 		}

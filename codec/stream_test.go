@@ -110,20 +110,7 @@ func TestBatchEqualsSingle(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	const B, n = 3, 9
 	spf := m.SamplesPerFrame()
-	var streams []*codec.Stream
-	var codes [][][codec.Codebooks]int32
-	var want [][]float32
-	for b := 0; b < B; b++ {
-		s, err := m.NewStream()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
-		streams = append(streams, s)
-		codes = append(codes, randomCodes(r, n, m.Config().CodebookSize))
-		want = append(want, decodeSplit(t, m, s, codes[b], []int{n}))
-		s.Reset()
-	}
+	streams, codes, want := aloneStreams(t, m, r, B, n, []int{n})
 	// Batched in pushes of 4, 1, 4 (and, for stream 1, 2+3+4: unequal counts).
 	got := make([][]float32, B)
 	for b := range got {
@@ -272,23 +259,11 @@ func TestPassesEqualOneCall(t *testing.T) {
 			r := rand.New(rand.NewPCG(5, 6))
 			const B, n = 3, 11
 			spf := m.SamplesPerFrame()
-			var streams []*codec.Stream
-			var codes [][][codec.Codebooks]int32
-			var want [][]float32
-			for b := 0; b < B; b++ {
-				s, err := m.NewStream()
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer s.Close()
-				streams = append(streams, s)
-				codes = append(codes, randomCodes(r, n, m.Config().CodebookSize))
-				ones := make([]int, n)
-				for i := range ones {
-					ones[i] = 1
-				}
-				want = append(want, decodeSplit(t, m, s, codes[b], ones))
+			ones := make([]int, n)
+			for i := range ones {
+				ones[i] = 1
 			}
+			streams, codes, want := aloneStreams(t, m, r, B, n, ones)
 			for _, pass := range []int{1, 2, 3, 5, 8} {
 				m.SetPassFrames(pass)
 				got := make([][]float32, B)
@@ -313,4 +288,28 @@ func TestPassesEqualOneCall(t *testing.T) {
 			}
 		})
 	}
+}
+
+// aloneStreams opens B streams (closed when the test ends), draws n random
+// frames for each and decodes each stream on its own in the given pushes;
+// it returns the streams reset, their codes and their samples.
+func aloneStreams(t *testing.T, m *codec.Model, r *rand.Rand, B, n int, pushes []int) ([]*codec.Stream, [][][codec.Codebooks]int32, [][]float32) {
+	t.Helper()
+	var streams []*codec.Stream
+	var codes [][][codec.Codebooks]int32
+	var want [][]float32
+	for b := 0; b < B; b++ {
+		s, err := m.NewStream()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		streams = append(streams, s)
+		codes = append(codes, randomCodes(r, n, m.Config().CodebookSize))
+		want = append(want, decodeSplit(t, m, s, codes[b], pushes))
+		if err := s.Reset(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return streams, codes, want
 }

@@ -57,14 +57,7 @@ func testClonePrefixCut(t *testing.T, K int) {
 			time.Sleep(time.Millisecond)
 		}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- e.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		e.Close()
-	})
+	runEngine(t, e)
 	spf := cm.SamplesPerFrame()
 	const R = 31 // more than one priming call (primeFrames)
 	ref := make([]int32, R*Codebooks)

@@ -43,14 +43,7 @@ func TestCodecIdleThreads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- e.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		e.Close()
-	})
+	runEngine(t, e)
 	s, err := e.Submit(context.Background(), seeded("idle", []int32{1, 2, 3}, 7, 0))
 	if err != nil {
 		t.Fatal(err)
@@ -75,4 +68,18 @@ func TestCodecIdleThreads(t *testing.T) {
 	if last := log.calls[len(log.calls)-1]; last != 0 {
 		t.Fatalf("final chunk decoded with SetThreads(%d), want 0 (all threads) after generation ended; calls %v", last, log.calls)
 	}
+}
+
+// runEngine runs e's loop on its own goroutine until the test ends, then
+// stops it and closes e.
+func runEngine(t *testing.T, e *Engine) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- e.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		e.Close()
+	})
 }

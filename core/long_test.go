@@ -29,14 +29,7 @@ func longEngine(t *testing.T, eosAfter int) (*Engine, *codec.Model) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- e.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		e.Close()
-	})
+	runEngine(t, e)
 	return e, cm
 }
 
