@@ -23,13 +23,32 @@ type nativeEngine struct {
 
 // openNative loads the weights on nb and starts a core.Engine.
 func openNative(o Options, src predictor.Source, nb *simd.Backend) (*nativeEngine, error) {
-	w, err := o.cache.loadWeights(o.Model, src, nb, nb, o.Precision)
-	if err != nil {
-		return nil, err
+	// The codec opens and warms up on its own backend while the model's
+	// weights load (on two cores the two overlap: the cache's checksums
+	// and the warm-up's first full pass are each about 0.3 s).
+	type opened struct {
+		cm  *codec.Model
+		cb  *simd.Backend
+		err error
 	}
-	cm, cb, err := openCodecStage(&o)
+	codecDone := make(chan opened, 1)
+	go func() {
+		cm, cb, err := openCodecStage(&o)
+		codecDone <- opened{cm, cb, err}
+	}()
+	w, err := o.cache.loadWeights(o.Model, src, nb, nb, o.Precision)
+	oc := <-codecDone
+	cm, cb := oc.cm, oc.cb
+	if err == nil {
+		err = oc.err
+	} else if cm != nil {
+		cm.Close()
+		cb.Close()
+	}
 	if err != nil {
-		w.Free()
+		if w != nil {
+			w.Free()
+		}
 		return nil, err
 	}
 	cfg := o.Engine
