@@ -55,7 +55,11 @@ func (st *codecStage) prime(s *Stream, now func() float64) error {
 			copy(codes[i][:], c.RefCodes[(f+i)*Codebooks:(f+i+1)*Codebooks])
 		}
 		st.primePCM = grow(st.primePCM, n*st.spf)
-		if err := s.dec.Decode(codes, st.primePCM[:n*st.spf]); err != nil {
+		st.pickThreads()
+		st.busy(true)
+		err := s.dec.Decode(codes, st.primePCM[:n*st.spf])
+		st.busy(false)
+		if err != nil {
 			return fmt.Errorf("core: request %q: decoding reference frames %d..%d: %w", s.req.ID, f, f+n-1, err)
 		}
 	}

@@ -17,3 +17,11 @@ func (st *codecStage) pickThreads() {
 	}
 	st.m.SetThreads(n)
 }
+
+// busy reports to the host that a decode call starts (true) or ended
+// (false), on the codec goroutine (Config.CodecBusy).
+func (st *codecStage) busy(on bool) {
+	if st.onBusy != nil {
+		st.onBusy(on)
+	}
+}

@@ -83,3 +83,49 @@ func runEngine(t *testing.T, e *Engine) {
 		e.Close()
 	})
 }
+
+// TestCodecBusyBrackets: Config.CodecBusy is called true then false around
+// every decode call, on the codec goroutine, and never twice in a row with
+// the same value.
+func TestCodecBusyBrackets(t *testing.T) {
+	b := simd.NewBackend(1)
+	t.Cleanup(b.Close)
+	cm, err := codec.NewSynthetic(codec.TinyConfig(), 3, b, "fp32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cm.Close() })
+	m := newFake(2)
+	m.eosAfter = 33
+	var mu sync.Mutex
+	var calls []bool
+	e, err := New(Config{Model: m, IDs: tinyIDs(), Codec: cm, CodecBusy: func(on bool) {
+		mu.Lock()
+		calls = append(calls, on)
+		mu.Unlock()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runEngine(t, e)
+	s, err := e.Submit(context.Background(), seeded("busy", []int32{1, 2, 3}, 7, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks := 0
+	for _, ev := range events(t, s) {
+		if ev.Kind == EventChunk && ev.Chunk.Frames > 0 {
+			chunks++
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(calls) < 2 || len(calls)%2 != 0 || len(calls)/2 > chunks {
+		t.Fatalf("%d busy calls for %d decoded chunks: %v", len(calls), chunks, calls)
+	}
+	for i, on := range calls {
+		if on != (i%2 == 0) {
+			t.Fatalf("call %d is %v, want alternating true, false: %v", i, on, calls)
+		}
+	}
+}

@@ -47,6 +47,7 @@ type codecStage struct {
 
 	busyThreads int          // threads while generation runs; 0: all (Config.CodecBusyThreads)
 	genIdle     *atomic.Bool // the hop's: generation is waiting
+	onBusy      func(bool)   // Config.CodecBusy
 
 	decodeMS, callMS, primeMS, primeHits *stats.Counter
 }
@@ -232,9 +233,11 @@ func (st *codecStage) decodeRound(round []*Chunk, now func() float64) error {
 	}
 	if n := len(st.streams); n > 0 {
 		st.pickThreads()
+		st.busy(true)
 		t0 := now()
 		err := st.m.DecodeBatch(st.streams, st.codes, st.pcm)
 		el := now() - t0
+		st.busy(false)
 		st.callMS.Add(el)
 		st.decodeMS.AddN(el/float64(frames), frames) // one sample per frame, one lock
 		if err != nil {

@@ -87,6 +87,12 @@ type Config struct {
 	// pool to the machine and sets this to the deploy profile's
 	// codec_threads (codec_idle.go).
 	CodecBusyThreads int
+	// CodecBusy, when set, is called on the codec stage's goroutine as
+	// each decode call starts (true) and ends (false). The host uses it to
+	// run generation on fewer threads while the codec decodes beside it,
+	// so that the two stages never put more busy threads than cores on
+	// the machine (host/native.go). It must be quick and not block.
+	CodecBusy func(busy bool) `json:"-"`
 
 	// Seed seeds the generator of random rows without their own seed.
 	Seed int64

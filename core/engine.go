@@ -138,6 +138,7 @@ func New(cfg Config) (*Engine, error) {
 		e.hop.stage.primed.max = cfg.PrimedStates
 		e.hop.stage.busyThreads = cfg.CodecBusyThreads
 		e.hop.stage.genIdle = &e.hop.genIdle
+		e.hop.stage.onBusy = cfg.CodecBusy
 	}
 	if !cfg.Inline {
 		go e.hop.run()

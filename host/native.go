@@ -54,6 +54,9 @@ func openNative(o Options, src predictor.Source, nb *simd.Backend) (*nativeEngin
 	cfg := o.Engine
 	cfg.MaxBatch = o.MaxBatch
 	cfg.Codec = cm
+	if cm != nil && cfg.CodecBusyThreads > 0 {
+		cfg.CodecBusy = lendThreads(nb, cfg.CodecBusyThreads)
+	}
 	tx, err := o.text.get()
 	var e *core.Engine
 	if err == nil {
@@ -112,4 +115,21 @@ func (n *nativeEngine) Close() error {
 		err = errors.Join(err, n.src.Close())
 	}
 	return err
+}
+
+// lendThreads returns the codec stage's busy hook: while the codec decodes
+// on codecThreads beside generation, generation's kernels run on the rest
+// of its pool (at least one thread), so the two stages never put more busy
+// threads than cores on the machine; between decode calls generation has
+// all of its threads again.
+func lendThreads(model *simd.Backend, codecThreads int) func(bool) {
+	all := model.SetThreads(0)
+	rest := max(1, all-codecThreads)
+	return func(busy bool) {
+		if busy {
+			model.SetThreads(rest)
+		} else {
+			model.SetThreads(all)
+		}
+	}
 }

@@ -84,6 +84,14 @@ func (b *Backend) SetThreads(n int) int {
 	return b.pool.SetActive(n)
 }
 
+// ActiveThreads returns the threads the next kernel calls use (SetThreads).
+func (b *Backend) ActiveThreads() int {
+	if b.pool == nil {
+		return 1
+	}
+	return b.pool.Active()
+}
+
 // Close stops the worker pool and drops every handle.
 func (b *Backend) Close() {
 	if b.pool != nil {

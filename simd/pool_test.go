@@ -210,8 +210,8 @@ func TestPoolSetActive(t *testing.T) {
 	}
 	b := NewBackend(3)
 	defer b.Close()
-	if got := b.SetThreads(1); got != 1 {
-		t.Fatalf("Backend.SetThreads(1) = %d", got)
+	if got := b.SetThreads(1); got != 1 || b.ActiveThreads() != 1 {
+		t.Fatalf("Backend.SetThreads(1) = %d, ActiveThreads %d", got, b.ActiveThreads())
 	}
 	if got := b.SetThreads(0); got != 3 {
 		t.Fatalf("Backend.SetThreads(0) = %d, want all 3", got)
