@@ -157,6 +157,9 @@ func (m *Model) decodeGroup(streams []*Stream, codes [][][Codebooks]int32, pcm [
 
 // decodePass runs one graph pass of n frames of every stream.
 func (m *Model) decodePass(streams []*Stream, codes [][][Codebooks]int32, pcm [][]float32, n int) error {
+	if m.passHook != nil {
+		m.passHook()
+	}
 	if err := m.decode(streams, codes, pcm, n); err != nil {
 		return fmt.Errorf("codec: decode: %w", err)
 	}

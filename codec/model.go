@@ -29,7 +29,8 @@ type Model struct {
 
 	handles    []int32 // every handle above, for Close
 	scratch    scratch
-	passFrames int // stream-frames per graph pass (0: DefaultPassFrames)
+	passFrames int    // stream-frames per graph pass (0: DefaultPassFrames)
+	passHook   func() // called before each graph pass (SetPassHook)
 	hook       func(Stage)
 	add        AddBackend // the backend's residual add, or nil
 	closed     bool

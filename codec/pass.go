@@ -40,3 +40,9 @@ func (m *Model) SetThreads(n int) int {
 	}
 	return 0
 }
+
+// SetPassHook sets a function called before every graph pass of every
+// decode call (nil: none), on the decoding goroutine: a caller that
+// shares the machine can change the threads of the next pass
+// (SetThreads) as the load beside it changes within a long call.
+func (m *Model) SetPassHook(f func()) { m.passHook = f }

@@ -313,3 +313,38 @@ func aloneStreams(t *testing.T, m *codec.Model, r *rand.Rand, B, n int, pushes [
 	}
 	return streams, codes, want
 }
+
+// TestPassHookOncePerPass: the pass hook runs before every graph pass: a
+// 3-stream batch of 11 frames in passes of 6 stream-frames (2 frames of
+// each stream) takes ⌈11 / 2⌉ = 6 passes; one stream alone in passes of 4
+// takes ⌈11 / 4⌉ = 3.
+func TestPassHookOncePerPass(t *testing.T) {
+	m := tinyModel(t, "fp32")
+	r := rand.New(rand.NewPCG(7, 8))
+	streams, codes, _ := aloneStreams(t, m, r, 3, 11, []int{11})
+	pcm := make([][]float32, 3)
+	for b := range pcm {
+		pcm[b] = make([]float32, 11*m.SamplesPerFrame())
+	}
+	calls := 0
+	m.SetPassHook(func() { calls++ })
+	defer m.SetPassHook(nil)
+	m.SetPassFrames(6)
+	if err := m.DecodeBatch(streams, codes, pcm); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 6 {
+		t.Fatalf("3 streams × 11 frames in passes of 6 stream-frames: hook ran %d times, want 6", calls)
+	}
+	calls = 0
+	m.SetPassFrames(4)
+	if err := streams[0].Reset(); err != nil {
+		t.Fatal(err)
+	}
+	if err := streams[0].Decode(codes[0], pcm[0]); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 3 {
+		t.Fatalf("1 stream × 11 frames in passes of 4: hook ran %d times, want 3", calls)
+	}
+}

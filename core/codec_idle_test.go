@@ -26,7 +26,8 @@ func (l *threadLog) SetThreads(n int) int {
 
 // TestCodecIdleThreads: with CodecBusyThreads 1 the codec stage decodes a
 // stream's chunks on one thread while the stream is generating, and the
-// final chunk — cut when generation has ended — on all threads (0).
+// final chunk — cut when generation has ended — on all threads (0); the
+// choice is made before every decode call and every graph pass.
 func TestCodecIdleThreads(t *testing.T) {
 	b := simd.NewBackend(2)
 	t.Cleanup(b.Close)
@@ -59,8 +60,8 @@ func TestCodecIdleThreads(t *testing.T) {
 	}
 	log.mu.Lock()
 	defer log.mu.Unlock()
-	if len(log.calls) < 3 || len(log.calls) > chunks {
-		t.Fatalf("%d decode calls set threads for %d chunks, want several: %v", len(log.calls), chunks, log.calls)
+	if len(log.calls) < chunks-1 { // every decode call and every graph pass sets them (the final chunk may be empty)
+		t.Fatalf("threads set %d times for %d chunks, want at least one per decode call: %v", len(log.calls), chunks, log.calls)
 	}
 	if log.calls[0] != 1 {
 		t.Fatalf("first chunk decoded with SetThreads(%d), want 1 while the stream generates; calls %v", log.calls[0], log.calls)

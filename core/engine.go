@@ -139,6 +139,9 @@ func New(cfg Config) (*Engine, error) {
 		e.hop.stage.busyThreads = cfg.CodecBusyThreads
 		e.hop.stage.genIdle = &e.hop.genIdle
 		e.hop.stage.onBusy = cfg.CodecBusy
+		if cfg.CodecBusyThreads > 0 {
+			cfg.Codec.SetPassHook(e.hop.stage.pickThreads) // a long call follows generation's waits pass by pass
+		}
 	}
 	if !cfg.Inline {
 		go e.hop.run()
