@@ -55,7 +55,6 @@ func (st *codecStage) prime(s *Stream, now func() float64) error {
 			copy(codes[i][:], c.RefCodes[(f+i)*Codebooks:(f+i+1)*Codebooks])
 		}
 		st.primePCM = grow(st.primePCM, n*st.spf)
-		st.pickThreads()
 		st.busy(true)
 		err := s.dec.Decode(codes, st.primePCM[:n*st.spf])
 		st.busy(false)

@@ -29,11 +29,7 @@ func TestClonePrefixCut(t *testing.T) {
 func testClonePrefixCut(t *testing.T, K int) {
 	b := simd.NewBackend(1)
 	t.Cleanup(func() { b.Close() })
-	cm, err := codec.NewSynthetic(codec.TinyConfig(), 3, b, "fp32")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cm.Close() })
+	cm := tinyCodec(t, b)
 	m := newFake(4)
 	m.eosAfter = 40
 	ids := tinyIDs()

@@ -1,6 +1,7 @@
 package core
 
-// pickThreads sets the threads of the codec's next decode call: all of its
+// pickThreads sets the threads of the codec's next graph pass (the codec
+// model's pass hook, set by New, calls it before every pass): all of its
 // backend's while generation waits (no stream generating, or the step loop
 // blocked on a full hop), busyThreads while it runs. On two cores the
 // stage runs one thread beside generation's two; when generation stops

@@ -32,11 +32,7 @@ func TestCodecIdleThreads(t *testing.T) {
 	b := simd.NewBackend(2)
 	t.Cleanup(b.Close)
 	log := &threadLog{Backend: b}
-	cm, err := codec.NewSynthetic(codec.TinyConfig(), 3, log, "fp32")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cm.Close() })
+	cm := tinyCodec(t, log)
 	m := newFake(2)
 	m.eosAfter = 33                                        // chunks of 2, 4, 8, 16, then a final one of 3 frames
 	m.onStep = func() { time.Sleep(2 * time.Millisecond) } // the codec keeps up
@@ -45,12 +41,9 @@ func TestCodecIdleThreads(t *testing.T) {
 		t.Fatal(err)
 	}
 	runEngine(t, e)
-	s, err := e.Submit(context.Background(), seeded("idle", []int32{1, 2, 3}, 7, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, evs := speakOne(t, e, "idle")
 	chunks := 0
-	for _, ev := range events(t, s) {
+	for _, ev := range evs {
 		if ev.Kind == EventChunk {
 			chunks++
 		}
@@ -91,11 +84,7 @@ func runEngine(t *testing.T, e *Engine) {
 func TestCodecBusyBrackets(t *testing.T) {
 	b := simd.NewBackend(1)
 	t.Cleanup(b.Close)
-	cm, err := codec.NewSynthetic(codec.TinyConfig(), 3, b, "fp32")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cm.Close() })
+	cm := tinyCodec(t, b)
 	m := newFake(2)
 	m.eosAfter = 33
 	var mu sync.Mutex
@@ -109,12 +98,9 @@ func TestCodecBusyBrackets(t *testing.T) {
 		t.Fatal(err)
 	}
 	runEngine(t, e)
-	s, err := e.Submit(context.Background(), seeded("busy", []int32{1, 2, 3}, 7, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, evs := speakOne(t, e, "busy")
 	chunks := 0
-	for _, ev := range events(t, s) {
+	for _, ev := range evs {
 		if ev.Kind == EventChunk && ev.Chunk.Frames > 0 {
 			chunks++
 		}
@@ -129,4 +115,27 @@ func TestCodecBusyBrackets(t *testing.T) {
 			t.Fatalf("call %d is %v, want alternating true, false: %v", i, on, calls)
 		}
 	}
+}
+
+// tinyCodec returns the tiny synthetic codec (seed 3, fp32) on b, closed
+// when the test ends.
+func tinyCodec(t *testing.T, b codec.Backend) *codec.Model {
+	t.Helper()
+	cm, err := codec.NewSynthetic(codec.TinyConfig(), 3, b, "fp32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cm.Close() })
+	return cm
+}
+
+// speakOne submits one seeded request to the running engine e and reads
+// its stream to the end.
+func speakOne(t *testing.T, e *Engine, id string) (*Stream, []Event) {
+	t.Helper()
+	s, err := e.Submit(context.Background(), seeded(id, []int32{1, 2, 3}, 7, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, events(t, s)
 }

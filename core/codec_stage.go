@@ -232,7 +232,6 @@ func (st *codecStage) decodeRound(round []*Chunk, now func() float64) error {
 		frames += c.Frames
 	}
 	if n := len(st.streams); n > 0 {
-		st.pickThreads()
 		st.busy(true)
 		t0 := now()
 		err := st.m.DecodeBatch(st.streams, st.codes, st.pcm)

@@ -18,11 +18,7 @@ func longEngine(t *testing.T, eosAfter int) (*Engine, *codec.Model) {
 	t.Helper()
 	b := simd.NewBackend(1)
 	t.Cleanup(func() { b.Close() })
-	cm, err := codec.NewSynthetic(codec.TinyConfig(), 3, b, "fp32")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cm.Close() })
+	cm := tinyCodec(t, b)
 	m := newFake(4)
 	m.eosAfter = eosAfter
 	e, err := New(Config{Model: m, IDs: tinyIDs(), Codec: cm})
