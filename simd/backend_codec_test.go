@@ -103,6 +103,7 @@ func TestBackendConvAgainstTorchDefinition(t *testing.T) {
 		{40, 24, 3, 2, 1, 2},
 		{1, 96, 7, 1, 37, 1},
 		{96, 96, 1, 1, 23, 2},
+		{112, 24, 7, 1, 17, 2}, // 7 panels: 4, a pair, 1
 		{20, 128, 7, 1, 29, 1}, // K = 896: the AVX2 level splits K
 		{24, 300, 7, 1, 17, 2}, // K = 2100, a partial panel
 		{16, 310, 7, 3, 13, 1}, // K = 2170, dilated

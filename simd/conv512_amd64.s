@@ -8,7 +8,8 @@
 // Z(4r+j)), each summed in input order with FMA (the bits of the AVX2
 // kernel), the 4 panels' weights in Z24–Z27 (panel j at DX + j·R11, R11 =
 // 64·ks bytes, R15 = DX + 2·R11), broadcasts in Z28/Z29; then panels left
-// over one at a time (Z0–Z5). It runs k inputs from input xoff of each row
+// over two at a time (12 accumulators; one panel alone keeps only 6 FMA
+// chains in flight), then one (Z0–Z5). It runs k inputs from input xoff of each row
 // (weights from w, the same input of the first panel): a block of K. With
 // load ≠ 0 the accumulators start from the outputs (the sums of the
 // earlier blocks: a float32 stored and reloaded changes no bits), else
@@ -175,6 +176,96 @@ z6k:
 	CMPQ R14, $4
 	JGE z6quad
 z6one:
+	CMPQ R14, $2
+	JLT z6single
+	CMPQ load+64(FP), $0
+	JNE z6load2
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	JMP z6go2
+z6load2:
+	MOVQ 0(R10), DI
+	VMOVUPS 0(DI)(R12*1), Z0
+	VMOVUPS 64(DI)(R12*1), Z1
+	MOVQ 8(R10), DI
+	VMOVUPS 0(DI)(R12*1), Z4
+	VMOVUPS 64(DI)(R12*1), Z5
+	MOVQ 16(R10), DI
+	VMOVUPS 0(DI)(R12*1), Z8
+	VMOVUPS 64(DI)(R12*1), Z9
+	MOVQ 24(R10), DI
+	VMOVUPS 0(DI)(R12*1), Z12
+	VMOVUPS 64(DI)(R12*1), Z13
+	MOVQ 32(R10), DI
+	VMOVUPS 0(DI)(R12*1), Z16
+	VMOVUPS 64(DI)(R12*1), Z17
+	MOVQ 40(R10), DI
+	VMOVUPS 0(DI)(R12*1), Z20
+	VMOVUPS 64(DI)(R12*1), Z21
+z6go2:
+	MOVQ xoff+56(FP), R13
+	SHLQ $2, R13
+	MOVQ k+24(FP), DI
+z6k2:
+	VMOVUPS (DX), Z24
+	VMOVUPS (DX)(R11*1), Z25
+	VBROADCASTSS (AX)(R13*1), Z28
+	VFMADD231PS Z24, Z28, Z0
+	VFMADD231PS Z25, Z28, Z1
+	VBROADCASTSS (BX)(R13*1), Z29
+	VFMADD231PS Z24, Z29, Z4
+	VFMADD231PS Z25, Z29, Z5
+	VBROADCASTSS (CX)(R13*1), Z28
+	VFMADD231PS Z24, Z28, Z8
+	VFMADD231PS Z25, Z28, Z9
+	VBROADCASTSS (SI)(R13*1), Z29
+	VFMADD231PS Z24, Z29, Z12
+	VFMADD231PS Z25, Z29, Z13
+	VBROADCASTSS (R8)(R13*1), Z28
+	VFMADD231PS Z24, Z28, Z16
+	VFMADD231PS Z25, Z28, Z17
+	VBROADCASTSS (R9)(R13*1), Z29
+	VFMADD231PS Z24, Z29, Z20
+	VFMADD231PS Z25, Z29, Z21
+	ADDQ $64, DX
+	ADDQ $4, R13
+	DECQ DI
+	JNZ z6k2
+	MOVQ k+24(FP), DI
+	SHLQ $6, DI
+	SUBQ DI, DX
+	LEAQ (DX)(R11*2), DX
+	MOVQ 0(R10), DI
+	VMOVUPS Z0, 0(DI)(R12*1)
+	VMOVUPS Z1, 64(DI)(R12*1)
+	MOVQ 8(R10), DI
+	VMOVUPS Z4, 0(DI)(R12*1)
+	VMOVUPS Z5, 64(DI)(R12*1)
+	MOVQ 16(R10), DI
+	VMOVUPS Z8, 0(DI)(R12*1)
+	VMOVUPS Z9, 64(DI)(R12*1)
+	MOVQ 24(R10), DI
+	VMOVUPS Z12, 0(DI)(R12*1)
+	VMOVUPS Z13, 64(DI)(R12*1)
+	MOVQ 32(R10), DI
+	VMOVUPS Z16, 0(DI)(R12*1)
+	VMOVUPS Z17, 64(DI)(R12*1)
+	MOVQ 40(R10), DI
+	VMOVUPS Z20, 0(DI)(R12*1)
+	VMOVUPS Z21, 64(DI)(R12*1)
+	ADDQ $128, R12
+	SUBQ $2, R14
+z6single:
 	TESTQ R14, R14
 	JZ z6done
 z6panel:

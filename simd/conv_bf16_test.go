@@ -119,6 +119,9 @@ func TestBackendConvBF16(t *testing.T) {
 		{17, 5, 7, 3, 13, 1},
 		{33, 19, 7, 9, 11, 3},
 		{96, 96, 1, 1, 23, 2},
+		{112, 24, 7, 1, 17, 2}, // 7 panels: 4, a pair, 1
+		{96, 32, 7, 1, 50, 2},  // 6 panels: 4 and a pair; 100 rows split over threads
+		{32, 16, 7, 1, 9, 1},   // 2 panels: a pair alone
 		{20, 129, 7, 1, 29, 1},
 		{20, 300, 7, 1, 19, 1}, // K = 2100
 		{80, 400, 7, 1, 13, 1}, // K = 2800: blocks of 1024 pairs, 4 panels and 1

@@ -9,8 +9,10 @@
 // starting from the outputs when load ≠ 0), but per step one pair of
 // inputs: the rows' inputs are bf16 (a dword is a pair, broadcast to
 // Z28/Z29) and the weights of a panel are 16 outputs × a pair (64 bytes),
-// multiplied and accumulated by VDPBF16PS. Then panels left over one at a
-// time (Z0–Z5). k, ks and xoff count pairs. (Generated from
+// multiplied and accumulated by VDPBF16PS. Then the panels left over: two
+// at once (12 accumulators: one panel alone keeps only 6 chains in flight,
+// half the VDPBF16PS rate; a 96-channel conv is 4 + 2 panels), then one
+// (Z0–Z5). k, ks and xoff count pairs. (Generated from
 // gemmF32x6RowsAVX512 by replacing VBROADCASTSS with VPBROADCASTD and
 // VFMADD231PS w, x, acc with VDPBF16PS x, w, acc.)
 // func gemmBF16Dot6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int, ks int, xoff int, load int)
@@ -173,6 +175,96 @@ e6k:
 	CMPQ R14, $4
 	JGE e6quad
 e6one:
+	CMPQ R14, $2
+	JLT e6single
+	CMPQ load+64(FP), $0
+	JNE e6load2
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	JMP e6go2
+e6load2:
+	MOVQ 0(R10), DI
+	VMOVUPS 0(DI)(R12*1), Z0
+	VMOVUPS 64(DI)(R12*1), Z1
+	MOVQ 8(R10), DI
+	VMOVUPS 0(DI)(R12*1), Z4
+	VMOVUPS 64(DI)(R12*1), Z5
+	MOVQ 16(R10), DI
+	VMOVUPS 0(DI)(R12*1), Z8
+	VMOVUPS 64(DI)(R12*1), Z9
+	MOVQ 24(R10), DI
+	VMOVUPS 0(DI)(R12*1), Z12
+	VMOVUPS 64(DI)(R12*1), Z13
+	MOVQ 32(R10), DI
+	VMOVUPS 0(DI)(R12*1), Z16
+	VMOVUPS 64(DI)(R12*1), Z17
+	MOVQ 40(R10), DI
+	VMOVUPS 0(DI)(R12*1), Z20
+	VMOVUPS 64(DI)(R12*1), Z21
+e6go2:
+	MOVQ xoff+56(FP), R13
+	SHLQ $2, R13
+	MOVQ k+24(FP), DI
+e6k2:
+	VMOVUPS (DX), Z24
+	VMOVUPS (DX)(R11*1), Z25
+	VPBROADCASTD (AX)(R13*1), Z28
+	VDPBF16PS_Z28_Z24_Z0
+	VDPBF16PS_Z28_Z25_Z1
+	VPBROADCASTD (BX)(R13*1), Z29
+	VDPBF16PS_Z29_Z24_Z4
+	VDPBF16PS_Z29_Z25_Z5
+	VPBROADCASTD (CX)(R13*1), Z28
+	VDPBF16PS_Z28_Z24_Z8
+	VDPBF16PS_Z28_Z25_Z9
+	VPBROADCASTD (SI)(R13*1), Z29
+	VDPBF16PS_Z29_Z24_Z12
+	VDPBF16PS_Z29_Z25_Z13
+	VPBROADCASTD (R8)(R13*1), Z28
+	VDPBF16PS_Z28_Z24_Z16
+	VDPBF16PS_Z28_Z25_Z17
+	VPBROADCASTD (R9)(R13*1), Z29
+	VDPBF16PS_Z29_Z24_Z20
+	VDPBF16PS_Z29_Z25_Z21
+	ADDQ $64, DX
+	ADDQ $4, R13
+	DECQ DI
+	JNZ e6k2
+	MOVQ k+24(FP), DI
+	SHLQ $6, DI
+	SUBQ DI, DX
+	LEAQ (DX)(R11*2), DX
+	MOVQ 0(R10), DI
+	VMOVUPS Z0, 0(DI)(R12*1)
+	VMOVUPS Z1, 64(DI)(R12*1)
+	MOVQ 8(R10), DI
+	VMOVUPS Z4, 0(DI)(R12*1)
+	VMOVUPS Z5, 64(DI)(R12*1)
+	MOVQ 16(R10), DI
+	VMOVUPS Z8, 0(DI)(R12*1)
+	VMOVUPS Z9, 64(DI)(R12*1)
+	MOVQ 24(R10), DI
+	VMOVUPS Z12, 0(DI)(R12*1)
+	VMOVUPS Z13, 64(DI)(R12*1)
+	MOVQ 32(R10), DI
+	VMOVUPS Z16, 0(DI)(R12*1)
+	VMOVUPS Z17, 64(DI)(R12*1)
+	MOVQ 40(R10), DI
+	VMOVUPS Z20, 0(DI)(R12*1)
+	VMOVUPS Z21, 64(DI)(R12*1)
+	ADDQ $128, R12
+	SUBQ $2, R14
+e6single:
 	TESTQ R14, R14
 	JZ e6done
 e6panel:
