@@ -8,6 +8,16 @@ type AddBackend interface {
 	AddTo(dst, src []float32) error
 }
 
+// ConvAddBackend is an optional Backend operation the decoder uses for a
+// residual unit's second conv when its backend offers it (simd.Backend
+// does): y += Conv(x), with the bits of Conv into a scratch followed by the
+// add, so the samples do not depend on it. A backend can fuse the add into
+// the conv's stores (simd does on its VDPBF16PS path) and spare a pass over
+// the activation.
+type ConvAddBackend interface {
+	ConvAdd(y, x []float32, m, batch int, w int32) error
+}
+
 // addInto adds src to dst (equal lengths) on add when it is not nil, else
 // here.
 func addInto(add AddBackend, dst, src []float32) error {

@@ -393,13 +393,13 @@ func (m *Model) resUnit(x []float32, rows, ch int, r *resW, streams []*Stream, i
 	if err := be.Snake(t, y, R, r.snake2); err != nil {
 		return err
 	}
+	if m.convAdd != nil {
+		return m.convAdd.ConvAdd(x, t, rows, len(streams), r.conv2)
+	}
 	if err := be.Conv(y, t, rows, len(streams), r.conv2); err != nil {
 		return err
 	}
-	if err := addInto(m.add, x, y); err != nil {
-		return err
-	}
-	return nil
+	return addInto(m.add, x, y)
 }
 
 // transformer runs input_proj, the layers, the final norm and output_proj

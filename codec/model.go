@@ -32,7 +32,8 @@ type Model struct {
 	passFrames int    // stream-frames per graph pass (0: DefaultPassFrames)
 	passHook   func() // called before each graph pass (SetPassHook)
 	hook       func(Stage)
-	add        AddBackend // the backend's residual add, or nil
+	add        AddBackend     // the backend's residual add, or nil
+	convAdd    ConvAddBackend // the backend's conv with a residual add, or nil
 	closed     bool
 }
 
@@ -148,6 +149,7 @@ func build(cfg Config, get weightSet, b Backend, precision string, hollow bool) 
 	}
 	m := &Model{cfg: cfg, b: b, precision: spec.String(), spf: cfg.SamplesPerFrame()}
 	m.add, _ = b.(AddBackend)
+	m.convAdd, _ = b.(ConvAddBackend)
 	defer func() {
 		if err != nil {
 			m.Close()

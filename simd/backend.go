@@ -35,6 +35,7 @@ type Backend struct {
 	convPad  []float32  // the jobs' padded leftover rows
 	convX    []float32  // dilated convs' gathered phases
 	convXB   []uint16   // the VDPBF16PS path: conv inputs rounded to bf16
+	convSum  []float32  // ConvAdd off the fused path: the conv before the add
 	roundT   roundTask  // the VDPBF16PS path: the rounding split over the pool
 	convTmp  []float32  // transposed convs' GEMM output and overlap-add
 	convQ8In []*Q8Input // int8 convs' quantized input rows, one per width

@@ -41,7 +41,7 @@ func (b *Backend) Conv(y, x []float32, m, batch int, w int32) error {
 			c.out, c.in, c.kernel, c.dilation, m, batch, len(x), len(y), batch*(hist+m)*c.in, batch*m*c.out)
 	}
 	if c.q8 == nil {
-		b.convF32(y, x, m, batch, c) // fp32 or bf16; adds the bias too
+		b.convF32(y, x, m, batch, c, false) // fp32 or bf16; adds the bias too
 		return nil
 	}
 	b.convQ8(y, x, m, batch, c)
@@ -53,8 +53,9 @@ func (b *Backend) Conv(y, x []float32, m, batch int, w int32) error {
 	return nil
 }
 
-// convF32 is Conv on fp32 or bf16 weights (the bias added by the task).
-func (b *Backend) convF32(y, x []float32, m, batch int, c *convWeights) {
+// convF32 is Conv on fp32 or bf16 weights (the bias added by the task);
+// with addY (the fused path only, convFusesAdd) the outputs are added to y.
+func (b *Backend) convF32(y, x []float32, m, batch int, c *convWeights, addY bool) {
 	in, out, k, d := c.in, c.out, c.kernel, c.dilation
 	seg := ((k-1)*d + m) * in
 	K := k * in
@@ -63,7 +64,7 @@ func (b *Backend) convF32(y, x []float32, m, batch int, c *convWeights) {
 		for s := 0; s < batch; s++ {
 			b.addConvJob(y[s*m*out:(s+1)*m*out], out, x[s*seg:(s+1)*seg], in, m, K)
 		}
-		b.runConvJobs(c, c.bias)
+		b.runConvJobs(c, c.bias, addY)
 		return
 	}
 	// Dilation d: phase r's outputs t = r + d·u read rows r + d·(u+j), so
@@ -91,7 +92,7 @@ func (b *Backend) convF32(y, x []float32, m, batch int, c *convWeights) {
 			b.addConvJob(ys[r*out:], d*out, g, in, mr, K)
 		}
 	}
-	b.runConvJobs(c, c.bias)
+	b.runConvJobs(c, c.bias, addY)
 }
 
 // ConvTranspose computes a transposed convolution for batch segments of m
@@ -133,7 +134,7 @@ func (b *Backend) ConvTranspose(y, x []float32, m, batch int, w int32, carry []f
 	} else {
 		b.convBegin(c)
 		b.addConvJob(tmp, ko, x, in, batch*m, in)
-		b.runConvJobs(c, nil)
+		b.runConvJobs(c, nil, false)
 	}
 	// The overlap-add, segment by segment.
 	for s := 0; s < batch; s++ {

@@ -46,10 +46,13 @@ func gemmF32x6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int
 // of each row against panels of ks pairs (w points at pair xoff of the
 // first), starting from the outputs when load ≠ 0, else from zero; each
 // output accumulated pair after pair by VDPBF16PS (the bits of
-// convGemmBF16DotGeneric, whatever the blocks). k must be ≥ 1.
+// convGemmBF16DotGeneric, whatever the blocks). k must be ≥ 1. Then, before
+// the stores, bias (nil: none; 16 floats per panel at byte yoff) is added
+// to each output, then, when add ≠ 0, the output's old value (a fused
+// residual add): the bits of the sums stored and two Add passes after.
 //
 //go:noescape
-func gemmBF16Dot6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int, ks int, xoff int, load int)
+func gemmBF16Dot6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int, ks int, xoff int, load int, bias unsafe.Pointer, add int)
 
 // cvtBF16AVX512 rounds n/16·16 floats from src to bf16 into dst
 // (VCVTNEPS2BF16: to nearest even, denormals to zero).

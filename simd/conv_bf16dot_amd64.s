@@ -15,8 +15,13 @@
 // (Z0–Z5). k, ks and xoff count pairs. (Generated from
 // gemmF32x6RowsAVX512 by replacing VBROADCASTSS with VPBROADCASTD and
 // VFMADD231PS w, x, acc with VDPBF16PS x, w, acc.)
-// func gemmBF16Dot6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int, ks int, xoff int, load int)
-TEXT ·gemmBF16Dot6RowsAVX512(SB), NOSPLIT, $0-72
+// Before the stores, the bias (when not nil: 16 floats per panel from byte
+// yoff) is added to the sums, then the outputs' old values when add ≠ 0
+// (a residual add fused into the conv: the bits of the sums stored, the
+// bias added, then the residual added, each rounded as a separate pass
+// would).
+// func gemmBF16Dot6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int, ks int, xoff int, load int, bias unsafe.Pointer, add int)
+TEXT ·gemmBF16Dot6RowsAVX512(SB), NOSPLIT, $0-88
 	MOVQ x+8(FP), R10
 	MOVQ 0(R10), AX
 	MOVQ 8(R10), BX
@@ -140,6 +145,67 @@ e6k:
 	SHLQ $6, DI
 	SUBQ DI, DX
 	LEAQ (DX)(R11*4), DX
+	MOVQ bias+72(FP), R15
+	TESTQ R15, R15
+	JZ e6nb4
+	VADDPS 0(R15)(R12*1), Z0, Z0
+	VADDPS 64(R15)(R12*1), Z1, Z1
+	VADDPS 128(R15)(R12*1), Z2, Z2
+	VADDPS 192(R15)(R12*1), Z3, Z3
+	VADDPS 0(R15)(R12*1), Z4, Z4
+	VADDPS 64(R15)(R12*1), Z5, Z5
+	VADDPS 128(R15)(R12*1), Z6, Z6
+	VADDPS 192(R15)(R12*1), Z7, Z7
+	VADDPS 0(R15)(R12*1), Z8, Z8
+	VADDPS 64(R15)(R12*1), Z9, Z9
+	VADDPS 128(R15)(R12*1), Z10, Z10
+	VADDPS 192(R15)(R12*1), Z11, Z11
+	VADDPS 0(R15)(R12*1), Z12, Z12
+	VADDPS 64(R15)(R12*1), Z13, Z13
+	VADDPS 128(R15)(R12*1), Z14, Z14
+	VADDPS 192(R15)(R12*1), Z15, Z15
+	VADDPS 0(R15)(R12*1), Z16, Z16
+	VADDPS 64(R15)(R12*1), Z17, Z17
+	VADDPS 128(R15)(R12*1), Z18, Z18
+	VADDPS 192(R15)(R12*1), Z19, Z19
+	VADDPS 0(R15)(R12*1), Z20, Z20
+	VADDPS 64(R15)(R12*1), Z21, Z21
+	VADDPS 128(R15)(R12*1), Z22, Z22
+	VADDPS 192(R15)(R12*1), Z23, Z23
+e6nb4:
+	CMPQ add+80(FP), $0
+	JEQ e6st4
+	MOVQ 0(R10), DI
+	VADDPS 0(DI)(R12*1), Z0, Z0
+	VADDPS 64(DI)(R12*1), Z1, Z1
+	VADDPS 128(DI)(R12*1), Z2, Z2
+	VADDPS 192(DI)(R12*1), Z3, Z3
+	MOVQ 8(R10), DI
+	VADDPS 0(DI)(R12*1), Z4, Z4
+	VADDPS 64(DI)(R12*1), Z5, Z5
+	VADDPS 128(DI)(R12*1), Z6, Z6
+	VADDPS 192(DI)(R12*1), Z7, Z7
+	MOVQ 16(R10), DI
+	VADDPS 0(DI)(R12*1), Z8, Z8
+	VADDPS 64(DI)(R12*1), Z9, Z9
+	VADDPS 128(DI)(R12*1), Z10, Z10
+	VADDPS 192(DI)(R12*1), Z11, Z11
+	MOVQ 24(R10), DI
+	VADDPS 0(DI)(R12*1), Z12, Z12
+	VADDPS 64(DI)(R12*1), Z13, Z13
+	VADDPS 128(DI)(R12*1), Z14, Z14
+	VADDPS 192(DI)(R12*1), Z15, Z15
+	MOVQ 32(R10), DI
+	VADDPS 0(DI)(R12*1), Z16, Z16
+	VADDPS 64(DI)(R12*1), Z17, Z17
+	VADDPS 128(DI)(R12*1), Z18, Z18
+	VADDPS 192(DI)(R12*1), Z19, Z19
+	MOVQ 40(R10), DI
+	VADDPS 0(DI)(R12*1), Z20, Z20
+	VADDPS 64(DI)(R12*1), Z21, Z21
+	VADDPS 128(DI)(R12*1), Z22, Z22
+	VADDPS 192(DI)(R12*1), Z23, Z23
+e6st4:
 	MOVQ 0(R10), DI
 	VMOVUPS Z0, 0(DI)(R12*1)
 	VMOVUPS Z1, 64(DI)(R12*1)
@@ -244,6 +310,43 @@ e6k2:
 	SHLQ $6, DI
 	SUBQ DI, DX
 	LEAQ (DX)(R11*2), DX
+	MOVQ bias+72(FP), R15
+	TESTQ R15, R15
+	JZ e6nb2
+	VADDPS 0(R15)(R12*1), Z0, Z0
+	VADDPS 64(R15)(R12*1), Z1, Z1
+	VADDPS 0(R15)(R12*1), Z4, Z4
+	VADDPS 64(R15)(R12*1), Z5, Z5
+	VADDPS 0(R15)(R12*1), Z8, Z8
+	VADDPS 64(R15)(R12*1), Z9, Z9
+	VADDPS 0(R15)(R12*1), Z12, Z12
+	VADDPS 64(R15)(R12*1), Z13, Z13
+	VADDPS 0(R15)(R12*1), Z16, Z16
+	VADDPS 64(R15)(R12*1), Z17, Z17
+	VADDPS 0(R15)(R12*1), Z20, Z20
+	VADDPS 64(R15)(R12*1), Z21, Z21
+e6nb2:
+	CMPQ add+80(FP), $0
+	JEQ e6st2
+	MOVQ 0(R10), DI
+	VADDPS 0(DI)(R12*1), Z0, Z0
+	VADDPS 64(DI)(R12*1), Z1, Z1
+	MOVQ 8(R10), DI
+	VADDPS 0(DI)(R12*1), Z4, Z4
+	VADDPS 64(DI)(R12*1), Z5, Z5
+	MOVQ 16(R10), DI
+	VADDPS 0(DI)(R12*1), Z8, Z8
+	VADDPS 64(DI)(R12*1), Z9, Z9
+	MOVQ 24(R10), DI
+	VADDPS 0(DI)(R12*1), Z12, Z12
+	VADDPS 64(DI)(R12*1), Z13, Z13
+	MOVQ 32(R10), DI
+	VADDPS 0(DI)(R12*1), Z16, Z16
+	VADDPS 64(DI)(R12*1), Z17, Z17
+	MOVQ 40(R10), DI
+	VADDPS 0(DI)(R12*1), Z20, Z20
+	VADDPS 64(DI)(R12*1), Z21, Z21
+e6st2:
 	MOVQ 0(R10), DI
 	VMOVUPS Z0, 0(DI)(R12*1)
 	VMOVUPS Z1, 64(DI)(R12*1)
@@ -316,6 +419,31 @@ e6k1:
 	SHLQ $6, DI
 	SUBQ DI, DX
 	ADDQ R11, DX
+	MOVQ bias+72(FP), R15
+	TESTQ R15, R15
+	JZ e6nb1
+	VADDPS 0(R15)(R12*1), Z0, Z0
+	VADDPS 0(R15)(R12*1), Z1, Z1
+	VADDPS 0(R15)(R12*1), Z2, Z2
+	VADDPS 0(R15)(R12*1), Z3, Z3
+	VADDPS 0(R15)(R12*1), Z4, Z4
+	VADDPS 0(R15)(R12*1), Z5, Z5
+e6nb1:
+	CMPQ add+80(FP), $0
+	JEQ e6st1
+	MOVQ 0(R10), DI
+	VADDPS 0(DI)(R12*1), Z0, Z0
+	MOVQ 8(R10), DI
+	VADDPS 0(DI)(R12*1), Z1, Z1
+	MOVQ 16(R10), DI
+	VADDPS 0(DI)(R12*1), Z2, Z2
+	MOVQ 24(R10), DI
+	VADDPS 0(DI)(R12*1), Z3, Z3
+	MOVQ 32(R10), DI
+	VADDPS 0(DI)(R12*1), Z4, Z4
+	MOVQ 40(R10), DI
+	VADDPS 0(DI)(R12*1), Z5, Z5
+e6st1:
 	MOVQ 0(R10), DI
 	VMOVUPS Z0, (DI)(R12*1)
 	MOVQ 8(R10), DI

@@ -29,6 +29,9 @@ type convTask struct {
 	wb   []uint16        // bf16 weights (conv_bf16.go), or nil
 	jobs []convJob
 	bias []float32 // nil, or added to every job row's outputs
+	// addY: the outputs are added to (y += conv), not written: a residual
+	// add fused into the conv (only on the fused VDPBF16PS path, fused).
+	addY bool
 	// dot: bf16 weights computed with VDPBF16PS (bf16dot.go); each job's
 	// x is then rounded to bf16 into xb (same offsets), read by the kernel.
 	dot *bf16Panels
@@ -151,7 +154,7 @@ func (t *convTask) runRowsIn(lo, hi, r0, r1 int) {
 	// inputs, or pairs, of 4 panels stay in L2 across the row groups); the
 	// others take K whole.
 	kblk := k
-	if t.l == AVX512VNNI && t.wb == nil && len(t.yp) > 2 && k > convKBlock {
+	if t.l == AVX512VNNI && t.wb == nil && !t.addY && len(t.yp) > 2 && k > convKBlock {
 		kblk, chunk = convKBlock, 4
 	}
 	for pc := lo; pc < hi; pc += chunk {
@@ -163,7 +166,7 @@ func (t *convTask) runRowsIn(lo, hi, r0, r1 int) {
 				if r1-g0 < 6 && t.dot == nil {
 					g = 1 // the last one or two rows
 				}
-				t.rowsKernel(g, &t.yp[g0], &t.xp[g0], pc*pb, k, nf, 4*pc*PanelRows, kb, min(kblk, k-kb))
+				t.rowsKernel(g, &t.yp[g0], &t.xp[g0], pc*pb, k, nf, 4*pc*PanelRows, kb, min(kblk, k-kb), true)
 				g0 += g
 			}
 		}
@@ -174,22 +177,49 @@ func (t *convTask) runRowsIn(lo, hi, r0, r1 int) {
 					g = 1
 				}
 				for kb := 0; kb < k; kb += kblk {
-					t.rowsKernel(g, &t.tp[0], &t.xp[g0], p*pb, k, 1, 0, kb, min(kblk, k-kb))
+					t.rowsKernel(g, &t.tp[0], &t.xp[g0], p*pb, k, 1, 0, kb, min(kblk, k-kb), false)
 				}
 				nr := w.rows - p*PanelRows
-				for r := 0; r < g; r++ {
+				for r := 0; r < g && g0+r < t.nlist; r++ {
 					j := &t.jobs[t.rowJob[g0+r]]
 					i := int(t.rowIdx[g0+r])
-					copy(j.y[i*j.ldy+p*PanelRows:][:nr], t.tile[r*PanelRows:][:nr])
+					t.tileOut(j.y[i*j.ldy+p*PanelRows:][:nr], t.tile[r*PanelRows:][:nr], p*PanelRows)
 				}
 				g0 += g
 			}
 		}
-		if r0 == 0 && r1 == len(t.yp) {
+		switch {
+		case t.fused():
+			// the kernel and tileOut added the bias
+		case r0 == 0 && r1 == len(t.yp):
 			t.addBias(pc, pc+n)
-		} else {
+		default:
 			t.addBiasRows(pc, pc+n, r0, min(r1, t.nlist))
 		}
+	}
+}
+
+// fused reports whether the kernel adds the bias and the residual itself
+// (the VDPBF16PS row list) instead of the passes after it.
+func (t *convTask) fused() bool { return t.dot != nil && t.rows }
+
+// tileOut writes a partial panel's outputs from the tile to y (columns
+// from c0 of the weights' outputs): on the fused path with the bias added,
+// then y's old values when addY, each rounded as the kernel's epilogue
+// rounds it; else as they are (addBias follows).
+func (t *convTask) tileOut(y, tile []float32, c0 int) {
+	if !t.fused() {
+		copy(y, tile)
+		return
+	}
+	for c, v := range tile {
+		if t.bias != nil {
+			v += t.bias[c0+c]
+		}
+		if t.addY {
+			v += y[c]
+		}
+		y[c] = v
 	}
 }
 
@@ -262,15 +292,28 @@ func rowChunk(l Level, k int) int {
 //
 // The fp32 and VDPBF16PS AVX-512 kernels run inputs (pairs) [kb, kb+kn)
 // of the k (accumulating onto the outputs of the earlier blocks); every
-// other kernel is called with kb = 0, kn = k.
-func (t *convTask) rowsKernel(g int, yp, xp *uintptr, off, k, np, yoff, kb, kn int) {
+// other kernel is called with kb = 0, kn = k. With epi, the VDPBF16PS
+// kernel adds the bias and the residual (addY) before its stores, after
+// the last block (the fused path; tileOut does it for a partial panel).
+func (t *convTask) rowsKernel(g int, yp, xp *uintptr, off, k, np, yoff, kb, kn int, epi bool) {
 	if t.dot != nil {
 		_ = t.dot.dot[off+np*PanelRows*2*k-1]
 		load := 0
 		if kb > 0 {
 			load = 1
 		}
-		gemmBF16Dot6RowsAVX512(yp, xp, unsafe.Pointer(&t.dot.dot[off+kb*2*PanelRows]), kn, np, yoff, k, kb, load)
+		var bias unsafe.Pointer
+		add := 0
+		if epi && kb+kn == k {
+			if t.bias != nil {
+				_ = t.bias[yoff/4+np*PanelRows-1]
+				bias = unsafe.Pointer(&t.bias[0])
+			}
+			if t.addY {
+				add = 1
+			}
+		}
+		gemmBF16Dot6RowsAVX512(yp, xp, unsafe.Pointer(&t.dot.dot[off+kb*2*PanelRows]), kn, np, yoff, k, kb, load, bias, add)
 		return
 	}
 	if t.wb != nil {
@@ -335,10 +378,10 @@ func (b *Backend) convBegin(c *convWeights) {
 // into one packed job (input rows K apart, zero rows up to a whole group),
 // computed into a scratch, and copied to their places, so they fill groups
 // instead of padding one each. Each row's sum is the same either way.
-func (b *Backend) runConvJobs(c *convWeights, bias []float32) {
+func (b *Backend) runConvJobs(c *convWeights, bias []float32, addY bool) {
 	t := &b.convT
 	w, wb := c.gemmWeights()
-	t.l, t.w, t.wb, t.bias = active, w, wb, bias
+	t.l, t.w, t.wb, t.bias, t.addY = active, w, wb, bias, addY
 	t.g, t.kern = b.convGrouping()
 	k, out := w.cols, w.rows
 	R := len(b.convSmall)
@@ -372,6 +415,9 @@ func (b *Backend) runConvJobs(c *convWeights, bias []float32) {
 	if t.rows = b.rowListed(); t.rows {
 		t.listRows()
 	}
+	if addY && !t.fused() {
+		panic("omni: BUG: a residual add fused into a conv off the VDPBF16PS path")
+	}
 	if b.pool != nil && w.panels > 1 {
 		// Chunks of panels claimed dynamically: on a shared machine a
 		// thread that is descheduled holds up the call by one chunk at most
@@ -402,7 +448,7 @@ func (b *Backend) runConvJobs(c *convWeights, bias []float32) {
 		copy(row.y[:out], b.convSmallY[r*out:(r+1)*out])
 	}
 	b.convSmall = b.convSmall[:0]
-	t.w, t.wb, t.jobs, t.bias, t.kern, t.dot = nil, nil, nil, nil, nil, nil
+	t.w, t.wb, t.jobs, t.bias, t.kern, t.dot, t.addY = nil, nil, nil, nil, nil, nil, false
 }
 
 // roundJobsBF16 rounds each job's input rows to bf16 into b.convXB (one
