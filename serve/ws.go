@@ -105,6 +105,7 @@ type wsSession struct {
 	queue  []wsSentence
 	closed bool          // no more sentences
 	notify chan struct{} // a sentence was queued or the queue closed
+	space  chan struct{} // a sentence was taken from the queue
 }
 
 // handleSpeechStream is GET /v1/audio/speech/stream.
@@ -135,13 +136,18 @@ func (s *Server) handleSpeechStream(w http.ResponseWriter, r *http.Request) {
 			defer cancel()
 			stop := context.AfterFunc(s.hardCtx, cancel)
 			defer stop()
-			sess := &wsSession{s: s, ws: ws, ctx: ctx, cancel: cancel, notify: make(chan struct{}, 1)}
+			sess := newWSSession(ctx, cancel, s, ws)
 			s.metrics.long.wsSessions.Inc()
 			defer s.metrics.long.wsSessions.Dec()
 			sess.run()
 		},
 	}
 	srv.ServeHTTP(w, r)
+}
+
+// newWSSession is s's session over ws, ended by cancel (ctx's).
+func newWSSession(ctx context.Context, cancel context.CancelFunc, s *Server, ws *websocket.Conn) *wsSession {
+	return &wsSession{s: s, ws: ws, ctx: ctx, cancel: cancel, notify: make(chan struct{}, 1), space: make(chan struct{}, 1)}
 }
 
 // wsAdmit counts a session of client unless it has wsMaxPerClient.
@@ -439,8 +445,9 @@ func (c *wsSession) receive() ([]byte, error) {
 	return raw, nil
 }
 
-// push queues a sentence, waiting while the queue is full; false when the
-// session is over.
+// push queues a sentence, waiting while the queue is full until pop
+// takes one (space) or the session ends; false when the session is over.
+// Only the read goroutine pushes, so one buffered signal wakes it.
 func (c *wsSession) push(s wsSentence) bool {
 	for {
 		c.qmu.Lock()
@@ -454,7 +461,7 @@ func (c *wsSession) push(s wsSentence) bool {
 		select {
 		case <-c.ctx.Done():
 			return false
-		case <-time.After(10 * time.Millisecond):
+		case <-c.space:
 		}
 	}
 }
@@ -468,6 +475,7 @@ func (c *wsSession) pop(wait bool) (wsSentence, bool) {
 			s := c.queue[0]
 			c.queue = c.queue[1:]
 			c.qmu.Unlock()
+			signal(c.space)
 			return s, true
 		}
 		closed := c.closed
@@ -505,9 +513,14 @@ func (c *wsSession) closeQueue() {
 	c.wake()
 }
 
-func (c *wsSession) wake() {
+// wake tells pop a sentence was queued or the queue closed.
+func (c *wsSession) wake() { signal(c.notify) }
+
+// signal sends on ch, of capacity 1, unless a signal is pending already:
+// the waiter, woken, looks at the queue again.
+func signal(ch chan struct{}) {
 	select {
-	case c.notify <- struct{}{}:
+	case ch <- struct{}{}:
 	default:
 	}
 }
