@@ -159,24 +159,14 @@ func (s *Synthesizer) Load() serve.Load {
 // the engine; it returns once the engine has admitted the request (or ctx
 // ends, or the engine stops).
 func (s *Synthesizer) Start(ctx context.Context, req serve.SpeechRequest) (serve.AudioStream, error) {
-	if err := s.Health(); err != nil {
+	if err := s.servable(req); err != nil {
 		return nil, err
-	}
-	if req.TaskType != "" && req.TaskType != s.info.ModelType {
-		return nil, &serve.FieldError{Field: "task_type", Msg: fmt.Sprintf("%q: the model serves %s", req.TaskType, s.info.ModelType)}
 	}
 	if long, err := s.startLong(ctx, req); long != nil || err != nil {
 		return long, err // an input of several segments (long.go)
 	}
-	in, err := cloneInput(core.TextInput{Text: req.Input, Language: req.Language, Speaker: req.Voice, Instruct: req.Instructions}, req)
+	r, _, err := s.engineRequest(req, core.TextInput{Text: req.Input}, "")
 	if err != nil {
-		return nil, err
-	}
-	r, err := s.e.Request(in)
-	if err != nil {
-		return nil, requestError(err)
-	}
-	if err := applyOverrides(&r, req); err != nil {
 		return nil, err
 	}
 	st, err := s.submit(ctx, r)
@@ -205,56 +195,6 @@ func (s *Synthesizer) submit(ctx context.Context, r core.Request) (*engineStream
 		return nil, s.Health()
 	}
 	return &engineStream{syn: s, s: st, cancel: cancel, input: len(r.TextIDs)}, nil
-}
-
-// applyOverrides sets a request's overrides on r, for a plain request and
-// for each segment of a long one alike: max_new_tokens (refused, naming
-// the field, below the model's min_tokens), one seed (the talker's
-// generator takes it, the predictor's its successor: two independent
-// streams, as the CLI), temperature, top_p, top_k, repetition_penalty.
-func applyOverrides(r *core.Request, req serve.SpeechRequest) error {
-	if req.MaxNewTokens > 0 {
-		if req.MaxNewTokens < r.Talker.MinTokens {
-			return &serve.FieldError{Field: "max_new_tokens", Msg: fmt.Sprintf(
-				"%d is below the model's min_tokens %d (end of speech is masked for the first %d frames)",
-				req.MaxNewTokens, r.Talker.MinTokens, r.Talker.MinTokens)}
-		}
-		r.MaxFrames = req.MaxNewTokens
-	}
-	if req.Seed != nil {
-		t, p := int64(*req.Seed), int64(*req.Seed+1)
-		r.Talker.Seed, r.Predictor.Seed = &t, &p
-	}
-	if req.Temperature != nil {
-		r.Talker.Temperature, r.Predictor.Temperature = *req.Temperature, *req.Temperature
-	}
-	if req.TopP != nil {
-		r.Talker.TopP, r.Predictor.TopP = *req.TopP, *req.TopP
-	}
-	if req.TopK != nil {
-		r.Talker.TopK, r.Predictor.TopK = *req.TopK, *req.TopK
-	}
-	if req.RepetitionPenalty != nil {
-		r.Talker.RepetitionPenalty = *req.RepetitionPenalty
-	}
-	return nil
-}
-
-// requestError maps a refusal of the text request to the field it names.
-func requestError(err error) error {
-	msg := err.Error()
-	for _, f := range []struct{ core, api string }{
-		{"field text", "input"}, {"field instruct", "instructions"}, {"field language", "language"},
-		{"field speaker", "voice"}, {"field layout", "input"}, {"field ref_text", "ref_text"}, {"field clone", "voice"},
-	} {
-		if strings.Contains(msg, f.core) {
-			return &serve.FieldError{Field: f.api, Msg: msg}
-		}
-	}
-	if errors.Is(err, core.ErrInvalidRequest) {
-		return &serve.FieldError{Field: "input", Msg: msg}
-	}
-	return err
 }
 
 // submitError maps an engine refusal to serve's statuses.

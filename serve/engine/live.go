@@ -15,21 +15,11 @@ import (
 // has admitted it. An engine that takes no live text (the WASI guest)
 // refuses it by name.
 func (s *Synthesizer) StartLive(ctx context.Context, req serve.SpeechRequest) (serve.LiveStream, error) {
-	if err := s.Health(); err != nil {
+	if err := s.servable(req); err != nil {
 		return nil, err
 	}
-	if req.TaskType != "" && req.TaskType != s.info.ModelType {
-		return nil, &serve.FieldError{Field: "task_type", Msg: fmt.Sprintf("%q: the model serves %s", req.TaskType, s.info.ModelType)}
-	}
-	in, err := cloneInput(core.TextInput{Text: req.Input, Language: req.Language, Speaker: req.Voice, Instruct: req.Instructions, Layout: "streaming"}, req)
+	r, in, err := s.engineRequest(req, core.TextInput{Text: req.Input, Layout: "streaming"}, "")
 	if err != nil {
-		return nil, err
-	}
-	r, err := s.e.Request(in)
-	if err != nil {
-		return nil, requestError(err)
-	}
-	if err := applyOverrides(&r, req); err != nil {
 		return nil, err
 	}
 	if r.MaxFrames == 0 {

@@ -34,20 +34,8 @@ func (s *Synthesizer) startLong(ctx context.Context, req serve.SpeechRequest) (s
 	reqs := make([]core.Request, len(segs))
 	input := 0
 	for k, g := range segs {
-		in, err := cloneInput(core.TextInput{Text: g.Text, Language: req.Language, Speaker: req.Voice, Instruct: req.Instructions}, req)
+		r, _, err := s.engineRequest(req, core.TextInput{Text: g.Text}, fmt.Sprintf("segment %d (characters %d..%d)", k, g.Start, g.End))
 		if err != nil {
-			return nil, err
-		}
-		r, err := s.e.Request(in)
-		if err != nil {
-			err = requestError(err)
-			if fe := (*serve.FieldError)(nil); errors.As(err, &fe) {
-				fe.Msg = fmt.Sprintf("segment %d (characters %d..%d): %s", k, g.Start, g.End, fe.Msg)
-				return nil, fe
-			}
-			return nil, err
-		}
-		if err := applyOverrides(&r, req); err != nil {
 			return nil, err
 		}
 		r.ID = fmt.Sprintf("segment-%d", k)
