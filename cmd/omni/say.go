@@ -158,7 +158,12 @@ func (c *sayCmd) Run(g *Globals, ctx context.Context) error {
 	}
 	var cloned *voice.Voice
 	if c.cloning() {
-		m, err := c.cloneFlags.cloneModel(c.Model)
+		t0 := time.Now()
+		lv, err := c.cloneFlags.libraryVoice() // read once: cloneModel and prepared share it
+		if err != nil {
+			return err
+		}
+		m, err := c.cloneFlags.cloneModel(c.Model, lv)
 		if err != nil {
 			return err
 		}
@@ -166,8 +171,7 @@ func (c *sayCmd) Run(g *Globals, ctx context.Context) error {
 			logf("model %s (the voice's; --model overrides it)", m)
 			c.Model = m
 		}
-		t0 := time.Now()
-		if cloned, err = c.cloneFlags.prepared(c.Model, g.kernelThreads()); err != nil {
+		if cloned, err = c.cloneFlags.prepared(c.Model, lv, g.kernelThreads()); err != nil {
 			return err
 		}
 		logf("voice %s: %s, %.2f s reference (%.0f ms)", cloned.Name, voiceMode(cloned), cloned.RefSeconds, float64(time.Since(t0).Microseconds())/1e3)

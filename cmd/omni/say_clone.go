@@ -25,29 +25,38 @@ type cloneFlags struct {
 // model, with --ref-audio on defaultModel's Base variant (cloneModel).
 const defaultModel = "synth:0.6b"
 
+// libraryVoice reads the --voice voice from the library: nil without
+// --voice. say reads it once and hands it to cloneModel and prepared.
+func (f *cloneFlags) libraryVoice() (*voice.Voice, error) {
+	if f.Voice == "" {
+		return nil, nil
+	}
+	lib, err := f.library()
+	if err != nil {
+		return nil, err
+	}
+	v, err := lib.Get(f.Voice)
+	if err != nil {
+		return nil, fmt.Errorf("say: --voice: %w", err)
+	}
+	return v, nil
+}
+
 // cloneModel returns the model a cloning say runs on: model as given, or
-// where it is the default (which is not a Base model), the library voice's
-// own model (the spec it was prepared with) or, for --ref-audio, the
+// where it is the default (which is not a Base model), the library voice
+// lv's own model (the spec it was prepared with) or, for --ref-audio, the
 // default's Base variant.
-func (f *cloneFlags) cloneModel(model string) (string, error) {
+func (f *cloneFlags) cloneModel(model string, lv *voice.Voice) (string, error) {
 	if model != defaultModel {
 		return model, nil
 	}
 	if f.RefAudio != "" {
 		return defaultModel + "-base", nil
 	}
-	lib, err := f.library()
-	if err != nil {
-		return "", err
-	}
-	v, err := lib.Get(f.Voice)
-	if err != nil {
-		return "", fmt.Errorf("say: --voice: %w", err)
-	}
-	if v.Model.Spec == "" {
+	if lv.Model.Spec == "" {
 		return "", fmt.Errorf("say: --voice %s records no model spec: give --model", f.Voice)
 	}
-	return v.Model.Spec, nil
+	return lv.Model.Spec, nil
 }
 
 // cloning reports whether the flags ask for a cloned voice.
@@ -74,27 +83,19 @@ func (f *cloneFlags) check() error {
 	return nil
 }
 
-// prepared returns the voice the flags name for model: the library's, refused
-// when it was prepared for another model, or the --ref-audio clip prepared
-// now on threads kernel threads.
-func (f *cloneFlags) prepared(model string, threads int) (*voice.Voice, error) {
+// prepared returns the voice the flags name for model: the library voice
+// lv (libraryVoice), refused when it was prepared for another model, or
+// the --ref-audio clip prepared now on threads kernel threads.
+func (f *cloneFlags) prepared(model string, lv *voice.Voice, threads int) (*voice.Voice, error) {
 	if f.Voice != "" {
-		lib, err := f.library()
-		if err != nil {
-			return nil, err
-		}
-		v, err := lib.Get(f.Voice)
-		if err != nil {
-			return nil, fmt.Errorf("say: --voice: %w", err)
-		}
 		m, err := host.VoiceModel(model)
 		if err != nil {
 			return nil, fmt.Errorf("say: --voice %s: %w", f.Voice, err)
 		}
-		if err := v.CheckModel(m); err != nil {
+		if err := lv.CheckModel(m); err != nil {
 			return nil, fmt.Errorf("say: %w", err)
 		}
-		return v, nil
+		return lv, nil
 	}
 	enc, err := host.OpenVoiceEncoder(model, host.VoiceOptions{Threads: threads, MaxSeconds: f.MaxRefSeconds})
 	if err != nil {
