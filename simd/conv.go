@@ -1,7 +1,5 @@
 package simd
 
-import "unsafe"
-
 // This file is the fp32 GEMM behind the codec's convolutions: output rows of
 // a packed F32Matrix W (K = W.Cols() inputs) against m input rows read at
 // any row stride ldx, written at any row stride ldy. A causal conv of
@@ -36,38 +34,13 @@ func ConvGemm(y []float32, ldy int, x []float32, ldx, m int, w *F32Matrix) {
 	t.RunRange(0, w.panels)
 }
 
-// convGroup returns the number of rows the level's strided kernel computes
-// at once (its only row count, so every row's summation order is the
-// same): 8 at AVX-512, 1 (the generic loop) otherwise. The AVX2 level uses
-// the row-list kernel instead (conv_task.go).
-func convGroup(l Level) int {
-	if haveAsm && l == AVX512VNNI {
-		return 8
-	}
-	return 1
-}
-
 // convChunkBytes bounds the weight panels one kernel call streams for a
 // group of rows (they stay in L2 across the groups), which also keeps each
 // assembly call far below a millisecond.
 const convChunkBytes = 128 << 10
 
-// convPadLen returns the floats convGemmGroups needs in pad for ldx and K.
-func convPadLen(l Level, ldx, k int) int {
-	g := convGroup(l)
-	if g == 1 {
-		return 0
-	}
-	return (g-1)*ldx + k
-}
-
-// fillConvPad copies into pad (convPadLen floats) the rows of x left over
-// after the level's full groups, zero-padded to a group.
-func fillConvPad(l Level, pad, x []float32, ldx, m, k int) {
-	fillConvPadG(convGroup(l), pad, x, ldx, m, k)
-}
-
-// fillConvPadG is fillConvPad for groups of g rows.
+// fillConvPadG copies into pad ((g−1)·ldx + k floats) the rows of x left
+// over after the full groups of g rows, zero-padded to a group.
 func fillConvPadG(g int, pad, x []float32, ldx, m, k int) {
 	if g == 1 {
 		return
@@ -137,13 +110,4 @@ func convGemmGroups(g int, kern convGroupKernel, y []float32, ldy int, x []float
 			}
 		}
 	}
-}
-
-// convKernelAVX512 is the AVX-512 group kernel (8 rows, gemmF32x8AVX512,
-// one accumulator per row summed in input order).
-func convKernelAVX512(y []float32, ldy int, x []float32, ldx, k int, wd []float32, np int) {
-	_ = y[7*ldy+np*PanelRows-1]
-	_ = x[7*ldx+k-1]
-	_ = wd[np*PanelRows*k-1]
-	gemmF32x8AVX512(unsafe.Pointer(&y[0]), 4*ldy, unsafe.Pointer(&x[0]), 4*ldx, unsafe.Pointer(&wd[0]), k, np)
 }

@@ -43,15 +43,6 @@ type recorded struct {
 	sig string
 }
 
-// weightKind reports whether objects of kind k are prepared weights (cached).
-func weightKind(k objKind) bool {
-	switch k {
-	case kindMatrix, kindVector, kindTable, kindRope, kindConv, kindConvT, kindDepthwise, kindSnake:
-		return true
-	}
-	return false
-}
-
 // Record starts remembering every weight object the backend prepares, for
 // SaveRecording.
 func (b *Backend) Record() { b.wc.recording, b.wc.rec = true, nil }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -329,9 +328,4 @@ func walkFixed(v any, depth int, shape []int, leaf func(json.Number) error) erro
 		}
 	}
 	return nil
-}
-
-// isFinite32 reports whether f is neither NaN nor infinite.
-func isFinite32(f float32) bool {
-	return !math.IsNaN(float64(f)) && !math.IsInf(float64(f), 0)
 }
