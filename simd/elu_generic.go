@@ -25,15 +25,7 @@ func eluGeneric(out, x []float32) {
 func expm1Neg(x float32) float32 {
 	x = min(x, 0)
 	x = max(x, eluLo)
-	n := float32(math.RoundToEven(float64(float32(x * log2e))))
-	r := x - float32(n*ln2Hi)
-	r -= float32(n * ln2Lo)
-	p := float32(expC0*r) + expC1
-	p = float32(p*r) + expC2
-	p = float32(p*r) + expC3
-	p = float32(p*r) + expC4
-	p = float32(p*r) + expC5
-	q := float32(p*float32(r*r)) + r
+	n, q := expReduced(x)
 	s := math.Float32frombits(uint32(int32(n)+127) << 23)
 	return float32(s*q) + (s - expOne)
 }

@@ -24,15 +24,7 @@ func geluGeneric(out, x []float32) {
 		a -= float32(z * z)
 		a = max(a, eluLo)
 		// exp(a) = 2ⁿ·(q + 1), q = e^r − 1 as in expm1Neg.
-		n := float32(math.RoundToEven(float64(float32(a * log2e))))
-		r := a - float32(n*ln2Hi)
-		r -= float32(n * ln2Lo)
-		q := float32(expC0*r) + expC1
-		q = float32(q*r) + expC2
-		q = float32(q*r) + expC3
-		q = float32(q*r) + expC4
-		q = float32(q*r) + expC5
-		q = float32(q*float32(r*r)) + r
+		n, q := expReduced(a)
 		s := math.Float32frombits(uint32(int32(n)+127) << 23)
 		y := float32(t * float32(s*(q+expOne)))
 		h := float32(0.5 * y)

@@ -41,7 +41,18 @@ func expf32(x float32) float32 {
 	if x > expHi {
 		x = expHi
 	}
-	n := float32(math.RoundToEven(float64(float32(x * log2e))))
+	n, q := expReduced(x)
+	y := q + expOne
+	return scale2(y, n)
+}
+
+// expReduced returns n = roundToEven(x·log₂e) and q = e^r − 1 for the
+// reduced r = x − n·ln2Hi − n·ln2Lo (Cody–Waite), q = p·r² + r with p the
+// degree-5 polynomial above, each step rounded to float32 (no step fused):
+// the shared core of expf32, expm1Neg and GELU's generic level, so e^x =
+// 2ⁿ·(q + 1).
+func expReduced(x float32) (n, q float32) {
+	n = float32(math.RoundToEven(float64(float32(x * log2e))))
 	r := x - float32(n*ln2Hi)
 	r -= float32(n * ln2Lo)
 	p := float32(expC0*r) + expC1
@@ -49,9 +60,7 @@ func expf32(x float32) float32 {
 	p = float32(p*r) + expC3
 	p = float32(p*r) + expC4
 	p = float32(p*r) + expC5
-	y := float32(p*float32(r*r)) + r
-	y += expOne
-	return scale2(y, n)
+	return n, float32(p*float32(r*r)) + r
 }
 
 // scale2 returns y·2ⁿ for an integral n in [-150, 128] with a single
