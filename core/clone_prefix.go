@@ -100,14 +100,5 @@ func (st *codecStage) primeEarly(s *Stream, now func() float64) {
 	if s.dec != nil || s.codecEnded || s.isCancelled() || s.decErr != nil {
 		return
 	}
-	d, err := st.m.NewStream()
-	if err != nil {
-		s.setDecErr(fmt.Errorf("core: request %q: codec stream: %w", s.req.ID, err))
-		return
-	}
-	s.dec = d
-	st.live.Add(1)
-	if err := st.prime(s, now); err != nil {
-		s.setDecErr(err)
-	}
+	_ = st.openDecoder(s, now) // an error is s's (decErr)
 }

@@ -211,17 +211,8 @@ func (st *codecStage) decodeRound(round []*Chunk, now func() float64) error {
 			continue
 		}
 		if s.dec == nil {
-			d, err := st.m.NewStream()
-			if err != nil {
-				s.setDecErr(fmt.Errorf("core: request %q: codec stream: %w", s.req.ID, err))
-				firstErr = s.decErr
-				continue
-			}
-			s.dec = d
-			st.live.Add(1)
-			if err := st.prime(s, now); err != nil {
-				s.setDecErr(err)
-				firstErr = s.decErr
+			if err := st.openDecoder(s, now); err != nil {
+				firstErr = err
 				continue
 			}
 		}
@@ -301,6 +292,23 @@ func (s *Stream) setDecErr(err error) {
 		s.decErr = err
 	}
 	s.mu.Unlock()
+}
+
+// openDecoder gives s its decoder state, primed with its reference frames
+// when it clones in context; an error is set as s's decErr and returned.
+func (st *codecStage) openDecoder(s *Stream, now func() float64) error {
+	d, err := st.m.NewStream()
+	if err != nil {
+		s.setDecErr(fmt.Errorf("core: request %q: codec stream: %w", s.req.ID, err))
+		return s.decErr
+	}
+	s.dec = d
+	st.live.Add(1)
+	if err := st.prime(s, now); err != nil {
+		s.setDecErr(err)
+		return s.decErr
+	}
+	return nil
 }
 
 // closeDecoder frees the stream's decoder state (consumer goroutine).
