@@ -202,29 +202,30 @@ func TestAdaptiveChunksMatchReference(t *testing.T) {
 
 // TestAdaptiveSlowProducerRampsByFloor: at 100 ms per frame (slower than
 // the 80 ms of audio a frame carries) the buffer never covers a chunk, so
-// every chunk is the ramp floor: 2 (MinFrames), 4 (+RampDeltaMin, no
-// measurement yet), then +max(2, int(100/15)) = +6 a chunk (10, 16, 22),
-// capped at 25; 120 frames = 2+4+10+16+22+25+25 and a final 16.
+// every chunk is the ramp floor: 2 (MinFrames), 2 (no measurement yet: no
+// growth), then +max(2, int(100/15)) = +6 a chunk (8, 14, 20), capped at
+// 25; 120 frames = 2+2+8+14+20+25+25 and a final 24.
 func TestAdaptiveSlowProducerRampsByFloor(t *testing.T) {
 	cfg := sched.DefaultAdaptiveConfig()
 	r := seeded("slow", []int32{1, 2}, 41, 120)
 	ss := runTimed(t, 1, ms2d(100), []Request{r}, func(c *Config) { c.Adaptive = &cfg })
 	checkChunks(t, "slow", ss[0], sched.DefaultLeftContextFrames)
-	if got, want := sizes(ss[0].chunks), []int{2, 4, 10, 16, 22, 25, 25, 16}; !reflect.DeepEqual(got, want) {
+	if got, want := sizes(ss[0].chunks), []int{2, 2, 8, 14, 20, 25, 25, 24}; !reflect.DeepEqual(got, want) {
 		t.Errorf("chunk sizes %v, want %v", got, want)
 	}
 }
 
 // TestAdaptiveFastProducerLocksToMax: at 10 ms per frame the second chunk
-// (4 frames cut at 50 ms) measures 10 ms/frame with 440 ms of audio
-// buffered, above 25 × 10 + 50, so the controller locks to 25:
-// 120 frames = 2+4+4×25 and a final 14.
+// (2 frames: no growth before a measurement, cut at 30 ms, 20 ms after the
+// first) measures 10 ms/frame with 4 × 80 − 20 = 300 ms of audio
+// buffered, 25 × 10 + 50, so the controller locks to 25:
+// 120 frames = 2+2+4×25 and a final 16.
 func TestAdaptiveFastProducerLocksToMax(t *testing.T) {
 	cfg := sched.DefaultAdaptiveConfig()
 	r := seeded("fast", []int32{1, 2}, 42, 120)
 	ss := runTimed(t, 1, ms2d(10), []Request{r}, func(c *Config) { c.Adaptive = &cfg })
 	checkChunks(t, "fast", ss[0], sched.DefaultLeftContextFrames)
-	if got, want := sizes(ss[0].chunks), []int{2, 4, 25, 25, 25, 25, 14}; !reflect.DeepEqual(got, want) {
+	if got, want := sizes(ss[0].chunks), []int{2, 2, 25, 25, 25, 25, 16}; !reflect.DeepEqual(got, want) {
 		t.Errorf("chunk sizes %v, want %v", got, want)
 	}
 }
@@ -255,8 +256,11 @@ func TestAdaptiveChunkingKeepsCodes(t *testing.T) {
 
 // TestChunkerAdaptiveLeft checks left (the throttle's frames to the next
 // chunk) on worked numbers: frames every 100 ms from t = 0; the first
-// chunk waits for MinFrames 2, the second for the floor 4, the third
-// (EWMA 100 ms/frame measured) for 4 + max(2, int(100/15)) = 10.
+// chunk waits for MinFrames 2, the second for the last target 2 (no
+// measurement yet: no growth), the third (EWMA (300 − 100) / 2 = 100 ms
+// per frame, slower than the 80 ms a frame plays: the ramp floor) for 2 +
+// max(2, int(100/15)) = 8, the fourth for 8 + 6 = 14; the final chunk
+// takes frames 12–17.
 func TestChunkerAdaptiveLeft(t *testing.T) {
 	c := chunker{ramp: sched.DefaultFixedRamp()}
 	c.startAdaptive(sched.DefaultAdaptiveConfig())
@@ -273,16 +277,16 @@ func TestChunkerAdaptiveLeft(t *testing.T) {
 		}
 		got = append(got, step{total, c.left(total, at(total))})
 	}
-	want := []step{{1, 1}, {2, 4}, {3, 3}, {4, 2}, {5, 1}, {6, 10}, {7, 9}, {8, 8}, {9, 7}, {10, 6}, {11, 5}, {12, 4}, {13, 3}, {14, 2}, {15, 1}, {16, 16}}
+	want := []step{{1, 1}, {2, 2}, {3, 1}, {4, 8}, {5, 7}, {6, 6}, {7, 5}, {8, 4}, {9, 3}, {10, 2}, {11, 1}, {12, 14}, {13, 13}, {14, 12}, {15, 11}, {16, 10}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("left after each frame %v,\nwant %v", got, want)
 	}
-	if !reflect.DeepEqual(cut, []int{2, 4, 10}) {
-		t.Errorf("chunks %v, want [2 4 10]", cut)
+	if !reflect.DeepEqual(cut, []int{2, 2, 8}) {
+		t.Errorf("chunks %v, want [2 2 8]", cut)
 	}
 	f := c.finish(18)
-	if !f.Final || f.First != 16 || f.Frames != 2 || f.LeftContext != 16 || f.Index != 3 {
-		t.Errorf("final chunk %+v, want index 3 first 16 frames 2 context 16", f)
+	if !f.Final || f.First != 12 || f.Frames != 6 || f.LeftContext != 12 || f.Index != 3 {
+		t.Errorf("final chunk %+v, want index 3 first 12 frames 6 context 12", f)
 	}
 }
 

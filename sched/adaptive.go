@@ -10,8 +10,8 @@ type AdaptiveConfig struct {
 	MinFrames      int     `json:"min_frames"`       // smallest chunk (2)
 	MaxFrames      int     `json:"max_frames"`       // steady chunk (25, codec_chunk_frames)
 	SafetyMarginMS float64 `json:"safety_margin_ms"` // audio kept ahead of the player (50)
-	RampDivisor    float64 `json:"ramp_divisor"`     // floor step = max(RampDeltaMin, int(ewma / RampDivisor)) (15)
-	RampDeltaMin   int     `json:"ramp_delta_min"`   // least growth per chunk (2)
+	RampDivisor    float64 `json:"ramp_divisor"`     // floor step, slower than real time: max(RampDeltaMin, int(ewma / RampDivisor)) (15)
+	RampDeltaMin   int     `json:"ramp_delta_min"`   // least growth per chunk, slower than real time (2)
 	Alpha          float64 `json:"alpha"`            // EWMA weight of the newest measurement (0.3)
 	FrameMS        float64 `json:"frame_ms"`         // audio per frame (80)
 }
@@ -41,10 +41,13 @@ func (c AdaptiveConfig) Validate() error {
 
 // Adaptive sizes one stream's chunks from how fast frames are produced: it
 // keeps an EWMA of the measured milliseconds per frame between chunks and
-// the audio buffered ahead of the player, grows chunks at least by a ramp
-// floor every time (never shrinking: small chunks cost the codec more per
-// frame) and locks to MaxFrames once the buffer covers a whole steady chunk
-// plus the margin. Times are milliseconds on the caller's clock.
+// the audio buffered ahead of the player, never shrinks a chunk (small
+// chunks cost the codec more per frame), grows chunks as far as the buffer
+// covers them while the producer is faster than real time (a larger chunk
+// would make the player wait), by a ramp floor every time while it is
+// slower (the player waits anyway; larger chunks spare the codec), and
+// locks to MaxFrames once the buffer covers a whole steady chunk plus the
+// margin. Times are milliseconds on the caller's clock.
 type Adaptive struct {
 	cfg        AdaptiveConfig
 	chunks     int     // chunks emitted
@@ -97,8 +100,14 @@ func (a *Adaptive) Steady() bool { return a.steady }
 // Target is the frames the next chunk waits for at nowMS:
 // MinFrames for the first chunk; afterwards the greedy size
 // clamp(floor(max(0, buffer − margin) / ewma), Min, Max) (Min before a
-// measurement), raised to the ramp floor last + max(RampDeltaMin,
-// int(ewma / RampDivisor)), capped at MaxFrames; MaxFrames once steady.
+// measurement), raised to the ramp floor, capped at MaxFrames; MaxFrames
+// once steady. The ramp floor is the last target until a measurement, then
+// last + max(RampDeltaMin, int(ewma / RampDivisor)) while the producer is
+// slower than real time (ewma ≥ FrameMS: stalls cannot be avoided, so
+// chunks grow to spare the codec); while it is faster, the floor is only
+// the last target (never shrink) and chunks grow as the buffer covers
+// them (the greedy size), so no chunk is cut larger than the audio ahead
+// of the player can wait for.
 func (a *Adaptive) Target(nowMS float64) int {
 	c := a.cfg
 	if a.steady {
@@ -116,7 +125,10 @@ func (a *Adaptive) Target(nowMS float64) int {
 		n := math.Floor(max(0, buf-c.SafetyMarginMS) / a.ewma)
 		greedy = int(min(max(n, float64(c.MinFrames)), float64(c.MaxFrames)))
 	}
-	floor := a.lastTarget + max(c.RampDeltaMin, int(a.ewma/c.RampDivisor))
+	floor := a.lastTarget
+	if a.ewma >= c.FrameMS {
+		floor += max(c.RampDeltaMin, int(a.ewma/c.RampDivisor))
+	}
 	return min(max(floor, greedy), c.MaxFrames)
 }
 

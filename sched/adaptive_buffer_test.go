@@ -19,13 +19,22 @@ func TestAdaptiveSetBuffer(t *testing.T) {
 	}
 	buf := 600.0
 	a.SetBuffer(func(float64) float64 { return buf })
-	// greedy = floor((600 − 100) / 50) = 10; the ramp floor is the second
-	// chunk's target (2 + 1 = 3) + 1 = 4.
+	// greedy = floor((600 − 100) / 50) = 10.
 	if got := a.Target(100); got != 10 {
 		t.Errorf("target %d with 600 ms delivered, want 10", got)
 	}
-	buf = 0 // nothing delivered yet: the ramp floor
-	if got := a.Target(100); got != 4 {
-		t.Errorf("target %d with nothing delivered, want the ramp floor 4", got)
+	// Nothing delivered yet, 50 ms per frame (faster than the 80 ms a frame
+	// plays): no growth past the last target, 2 (the second chunk's: no
+	// measurement then), so the player is not made to wait for a larger one.
+	buf = 0
+	if got := a.Target(100); got != 2 {
+		t.Errorf("target %d with nothing delivered, want the last target 2", got)
+	}
+	// Slower than real time (a chunk of 2 more frames 400 ms later: sample
+	// 200, ewma 0.3·200 + 0.7·50 = 95 ≥ 80): the ramp floor 2 + max(1,
+	// int(95/1000)) = 3, whatever the buffer.
+	a.Emit(500, 2)
+	if got := a.Target(500); got != 3 {
+		t.Errorf("target %d slower than real time (ewma %v), want the ramp floor 3", got, a.EWMA())
 	}
 }

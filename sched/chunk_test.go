@@ -44,21 +44,37 @@ func TestFixedRampBoundaries(t *testing.T) {
 	}
 }
 
+// TestAdaptiveNeverShrinksAndLocksToSteady drives the controller with a
+// periodic producer: the targets never shrink, start at min_frames 2 and
+// end locked at 25, and the EWMA measures the producer; a producer faster
+// than the 80 ms a frame plays never lets the player run dry after the
+// first chunk (the audio sent, frames × 80 ms, covers the time since the
+// first chunk at every later one) and locks to 25 by covering it; a slower
+// one reaches 25 by the ramp floor. At 79 ms per frame the buffer grows
+// 1 ms a frame, so the lock (25 × 79 + 50 ms ahead) takes about 2000
+// frames.
 func TestAdaptiveNeverShrinksAndLocksToSteady(t *testing.T) {
 	for _, msPerFrame := range []float64{20, 60, 79, 95, 150} {
 		a, err := NewAdaptive(DefaultAdaptiveConfig())
 		if err != nil {
 			t.Fatal(err)
 		}
+		frames := 400
+		if msPerFrame == 79 {
+			frames = 3000
+		}
 		now, pending, prev := 0.0, 0, 0
 		var targets []int
-		for frame := 0; frame < 400; frame++ {
+		for frame := 0; frame < frames; frame++ {
 			now += msPerFrame
 			pending++
 			if a.Ready(pending, now) {
 				tgt := a.Target(now)
 				if tgt < prev {
 					t.Fatalf("%v ms/frame: target %d after %d (shrank)", msPerFrame, tgt, prev)
+				}
+				if buf := a.BufferMS(now); msPerFrame < 80 && buf < 0 {
+					t.Fatalf("%v ms/frame: chunk %d arrives %v ms after the player ran dry", msPerFrame, len(targets), -buf)
 				}
 				targets = append(targets, tgt)
 				prev = tgt
@@ -69,8 +85,10 @@ func TestAdaptiveNeverShrinksAndLocksToSteady(t *testing.T) {
 		if targets[0] != 2 {
 			t.Errorf("%v ms/frame: first target %d, want min_frames 2", msPerFrame, targets[0])
 		}
-		if last := targets[len(targets)-1]; last != 25 {
-			t.Errorf("%v ms/frame: last target %d, want 25 (targets %v)", msPerFrame, last, targets)
+		// Slower than real time the ramp reaches the cap; faster, the buffer
+		// covers a steady chunk and the controller locks.
+		if last := targets[len(targets)-1]; last != 25 || (msPerFrame < 80 && !a.Steady()) {
+			t.Errorf("%v ms/frame: last target %d (steady %v), want 25 (locked when faster than 80; targets %v)", msPerFrame, last, a.Steady(), targets)
 		}
 		// The EWMA measures the generator (all chunks here are periodic).
 		if math.Abs(a.EWMA()-msPerFrame) > 1e-9 {
@@ -85,14 +103,15 @@ func TestAdaptiveWorkedTrace(t *testing.T) {
 	//   t=0   emit 2 frames (first target = min 2);      buffer 160
 	//   t=40  emit 2 → sample 20 ms/frame, ewma 20;     buffer 320 − 40 = 280
 	//         steady? 280 ≥ 25·20 + 50 = 550: no
-	//   t=40  target: greedy floor((280−50)/20) = 11; ramp floor 2 + max(2, 1) = 4 → 11
+	//   t=40  target: greedy floor((280−50)/20) = 11; 20 < 80 ms/frame, so
+	//         the floor is the last target 2 → 11
 	a, _ := NewAdaptive(DefaultAdaptiveConfig())
 	if a.Target(0) != 2 {
 		t.Fatalf("first target %d, want 2", a.Target(0))
 	}
 	a.Emit(0, 2)
-	if got := a.Target(40); got != 4 {
-		t.Errorf("target before a measurement = %d, want the ramp floor 2+2 = 4", got)
+	if got := a.Target(40); got != 2 {
+		t.Errorf("target before a measurement = %d, want the last target 2 (no growth unmeasured)", got)
 	}
 	a.Emit(40, 2)
 	if a.EWMA() != 20 || a.BufferMS(40) != 280 || a.Steady() {
