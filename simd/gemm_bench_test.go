@@ -33,7 +33,7 @@ func BenchmarkGemmQ8(b *testing.B) {
 				continue
 			}
 			set := benchQ8Set(b, rows, cols, DefaultBlock, where.total)
-			for _, m := range []int{1, 8, 64} {
+			for _, m := range []int{1, 2, 4, 8, 64} {
 				rng := rand.New(rand.NewPCG(7, 8))
 				x := NewQ8Input(m, cols, DefaultBlock)
 				x.Quantize(randActs(rng, m, cols), m)
