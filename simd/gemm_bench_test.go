@@ -103,21 +103,31 @@ func BenchmarkGemmF32(b *testing.B) {
 
 // BenchmarkPoolGemmQ8 measures the split over DefaultThreads workers,
 // hand-off included, on a cache-resident matrix.
+// BenchmarkPoolGemmQ8 is GemmQ8 over the pool's threads, on one matrix
+// (in cache) and on a set of 768 MiB (from DRAM, as a decode step reads its
+// weights), at 1, 2, 4 and 8 rows.
 func BenchmarkPoolGemmQ8(b *testing.B) {
 	p := NewPool(0)
 	defer p.Close()
-	set := benchQ8Set(b, 1024, 3072, DefaultBlock, 0)
-	for _, m := range []int{1, 8} {
-		rng := rand.New(rand.NewPCG(7, 8))
-		x := NewQ8Input(m, 3072, DefaultBlock)
-		x.Quantize(randActs(rng, m, 3072), m)
-		y := make([]float32, m*1024)
-		b.Run(fmt.Sprintf("%dx3072x1024/threads=%d/%s", m, p.Threads(), Active()), func(b *testing.B) {
-			b.SetBytes(int64(set[0].Bytes()))
-			for b.Loop() {
-				p.GemmQ8(y, x, set[0])
-			}
-		})
+	for _, where := range []struct {
+		name  string
+		total int
+	}{{"cache", 0}, {"dram", 768 << 20}} {
+		set := benchQ8Set(b, 1024, 3072, DefaultBlock, where.total)
+		for _, m := range []int{1, 2, 4, 8} {
+			rng := rand.New(rand.NewPCG(7, 8))
+			x := NewQ8Input(m, 3072, DefaultBlock)
+			x.Quantize(randActs(rng, m, 3072), m)
+			y := make([]float32, m*1024)
+			b.Run(fmt.Sprintf("%dx3072x1024/%s/threads=%d/%s", m, where.name, p.Threads(), Active()), func(b *testing.B) {
+				b.SetBytes(int64(set[0].Bytes()))
+				i := 0
+				for b.Loop() {
+					p.GemmQ8(y, x, set[i%len(set)])
+					i++
+				}
+			})
+		}
 	}
 }
 
