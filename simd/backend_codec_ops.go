@@ -27,18 +27,9 @@ func checkRowsBatch(op string, m, batch int) error {
 //
 // It implements codec.Backend.
 func (b *Backend) Conv(y, x []float32, m, batch int, w int32) error {
-	o, err := b.get(w, kindConv, "conv")
+	c, err := b.convCall("Conv", y, x, m, batch, w)
 	if err != nil {
 		return err
-	}
-	if err := checkRowsBatch("Conv", m, batch); err != nil {
-		return err
-	}
-	c := o.conv
-	hist := (c.kernel - 1) * c.dilation
-	if len(x) != batch*(hist+m)*c.in || len(y) != batch*m*c.out {
-		return fmt.Errorf("simd: backend: Conv %d×%d×%d dilation %d of %d rows × %d segments with len(x) %d, len(y) %d (want %d, %d)",
-			c.out, c.in, c.kernel, c.dilation, m, batch, len(x), len(y), batch*(hist+m)*c.in, batch*m*c.out)
 	}
 	if c.q8 == nil {
 		b.convF32(y, x, m, batch, c, false) // fp32 or bf16; adds the bias too
@@ -51,6 +42,26 @@ func (b *Backend) Conv(y, x []float32, m, batch int, w int32) error {
 		}
 	}
 	return nil
+}
+
+// convCall returns the conv weights of handle w after checking a call of op
+// (Conv, ConvAdd) on them: m rows of batch segments, x holding each
+// segment's history rows then its m rows, y the outputs.
+func (b *Backend) convCall(op string, y, x []float32, m, batch int, w int32) (*convWeights, error) {
+	o, err := b.get(w, kindConv, "conv")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRowsBatch(op, m, batch); err != nil {
+		return nil, err
+	}
+	c := o.conv
+	hist := (c.kernel - 1) * c.dilation
+	if len(x) != batch*(hist+m)*c.in || len(y) != batch*m*c.out {
+		return nil, fmt.Errorf("simd: backend: %s %d×%d×%d dilation %d of %d rows × %d segments with len(x) %d, len(y) %d (want %d, %d)",
+			op, c.out, c.in, c.kernel, c.dilation, m, batch, len(x), len(y), batch*(hist+m)*c.in, batch*m*c.out)
+	}
+	return c, nil
 }
 
 // convF32 is Conv on fp32 or bf16 weights (the bias added by the task);

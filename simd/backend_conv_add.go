@@ -1,7 +1,5 @@
 package simd
 
-import "fmt"
-
 // ConvAdd adds a causal dilated convolution to y: y += Conv(x) (x, m,
 // batch and w as Conv), with the bits of Conv into a scratch followed by
 // AddTo (each output's sum and bias rounded as Conv rounds them, then the
@@ -10,18 +8,9 @@ import "fmt"
 // the codec's largest elementwise pass); elsewhere it runs as those two
 // calls. It implements codec.ConvAddBackend.
 func (b *Backend) ConvAdd(y, x []float32, m, batch int, w int32) error {
-	o, err := b.get(w, kindConv, "conv")
+	c, err := b.convCall("ConvAdd", y, x, m, batch, w)
 	if err != nil {
 		return err
-	}
-	if err := checkRowsBatch("ConvAdd", m, batch); err != nil {
-		return err
-	}
-	c := o.conv
-	hist := (c.kernel - 1) * c.dilation
-	if len(x) != batch*(hist+m)*c.in || len(y) != batch*m*c.out {
-		return fmt.Errorf("simd: backend: ConvAdd %d×%d×%d dilation %d of %d rows × %d segments with len(x) %d, len(y) %d (want %d, %d)",
-			c.out, c.in, c.kernel, c.dilation, m, batch, len(x), len(y), batch*(hist+m)*c.in, batch*m*c.out)
 	}
 	if c.fusesAdd() {
 		b.convF32(y, x, m, batch, c, true)
