@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 )
 
 // Live text: a stream submitted with Request.Live takes its text while it
@@ -18,11 +19,18 @@ import (
 // ErrTextEnded is returned by FeedText after EndText.
 var ErrTextEnded = errors.New("core: live text already ended")
 
-// liveText is a live stream's text queue (guarded by Stream.mu).
+// liveText is a live stream's text queue: pending and ended are guarded by
+// Stream.mu; the step goroutine reads the two flags instead, so a step
+// takes the lock only when there is new text. A writer appends to pending
+// before it sets news, and sets news before ended, so a step that sees
+// ended sees news for the tts_eos still pending.
 type liveText struct {
 	pending []int32 // ids fed and not yet embedded
 	ended   bool    // EndText was called (tts_eos queued)
 	vocab   int     // the text vocabulary (set at Submit)
+	// news: pending may hold ids the step goroutine has not taken;
+	// endedFlag: ended, for the step goroutine.
+	news, endedFlag atomic.Bool
 	// owned by the step goroutine
 	rows int // trailing rows consumed
 	done bool
@@ -46,6 +54,7 @@ func (s *Stream) FeedText(ids []int32) error {
 		return ErrTextEnded
 	}
 	s.live.pending = append(s.live.pending, ids...)
+	s.live.news.Store(true)
 	return nil
 }
 
@@ -60,12 +69,17 @@ func (s *Stream) EndText() {
 	if !s.live.ended {
 		s.live.ended = true
 		s.live.pending = append(s.live.pending, -1) // tts_eos, resolved by the engine
+		s.live.news.Store(true)
+		s.live.endedFlag.Store(true)
 	}
 }
 
 // takeLive embeds the text fed to live stream s since the last step into
-// its trailing rows (step goroutine).
+// its trailing rows (step goroutine; it locks only when there is news).
 func (e *Engine) takeLive(s *Stream) error {
+	if !s.live.news.Swap(false) {
+		return nil
+	}
 	s.mu.Lock()
 	ids := s.live.pending
 	s.live.pending = nil
@@ -103,15 +117,13 @@ func (s *Stream) liveRow(H int) []float32 {
 }
 
 // liveWaiting reports whether a live stream's text is not all fed yet: its
-// EOS must wait (step goroutine; reads the ended flag under s.mu).
+// EOS must wait (step goroutine; no lock: ended, then no news, means the
+// tts_eos and every id before it were taken).
 func (s *Stream) liveWaiting(H int) bool {
 	if s.live.done {
 		return false
 	}
-	s.mu.Lock()
-	ended, pending := s.live.ended, len(s.live.pending)
-	s.mu.Unlock()
-	if ended && pending == 0 && s.live.rows >= len(s.trailing)/H {
+	if s.live.endedFlag.Load() && !s.live.news.Load() && s.live.rows >= len(s.trailing)/H {
 		s.live.done = true
 		return false
 	}
