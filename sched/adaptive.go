@@ -10,8 +10,8 @@ type AdaptiveConfig struct {
 	MinFrames      int     `json:"min_frames"`       // smallest chunk (2)
 	MaxFrames      int     `json:"max_frames"`       // steady chunk (25, codec_chunk_frames)
 	SafetyMarginMS float64 `json:"safety_margin_ms"` // audio kept ahead of the player (50)
-	RampDivisor    float64 `json:"ramp_divisor"`     // floor step, slower than real time: max(RampDeltaMin, int(ewma / RampDivisor)) (15)
-	RampDeltaMin   int     `json:"ramp_delta_min"`   // least growth per chunk, slower than real time (2)
+	RampDivisor    float64 `json:"ramp_divisor"`     // floor step, near or slower than real time: max(RampDeltaMin, int(ewma / RampDivisor)) (15)
+	RampDeltaMin   int     `json:"ramp_delta_min"`   // least growth per chunk, near or slower than real time (2)
 	Alpha          float64 `json:"alpha"`            // EWMA weight of the newest measurement (0.3)
 	FrameMS        float64 `json:"frame_ms"`         // audio per frame (80)
 }
@@ -43,9 +43,10 @@ func (c AdaptiveConfig) Validate() error {
 // keeps an EWMA of the measured milliseconds per frame between chunks and
 // the audio buffered ahead of the player, never shrinks a chunk (small
 // chunks cost the codec more per frame), grows chunks as far as the buffer
-// covers them while the producer is faster than real time (a larger chunk
-// would make the player wait), by a ramp floor every time while it is
-// slower (the player waits anyway; larger chunks spare the codec), and
+// covers them while the producer is clearly faster than real time (a
+// larger chunk would make the player wait), by a ramp floor every time
+// while it is near or slower (the player waits anyway, or small chunks
+// would last; larger chunks spare the codec), and
 // locks to MaxFrames once the buffer covers a whole steady chunk plus the
 // margin. Times are milliseconds on the caller's clock.
 type Adaptive struct {
@@ -65,6 +66,14 @@ type Adaptive struct {
 // decodes the chunks counts the buffer from the audio delivered (fn
 // returns 0 before the first delivery).
 func (a *Adaptive) SetBuffer(fn func(nowMS float64) float64) { a.buffer = fn }
+
+// bufferedGrowthShare is the share of a frame's audio (FrameMS) below
+// which the producer's measured time per frame makes the chunks grow only
+// as the buffer covers them: 0.85 × 80 = 68 ms. Closer to real time the
+// buffer grows by 12 ms a frame or less, chunks would stay at 2–3 frames
+// for hundreds of frames, and the codec's cost for small chunks slowed
+// four streams on two cores more than it saved (RATIONALE.md).
+const bufferedGrowthShare = 0.85
 
 // NewAdaptive returns a controller; MinFrames, MaxFrames and RampDeltaMin
 // below 1 are raised to 1, and MinFrames above MaxFrames is lowered to it.
@@ -103,11 +112,12 @@ func (a *Adaptive) Steady() bool { return a.steady }
 // measurement), raised to the ramp floor, capped at MaxFrames; MaxFrames
 // once steady. The ramp floor is the last target until a measurement, then
 // last + max(RampDeltaMin, int(ewma / RampDivisor)) while the producer is
-// slower than real time (ewma ≥ FrameMS: stalls cannot be avoided, so
-// chunks grow to spare the codec); while it is faster, the floor is only
-// the last target (never shrink) and chunks grow as the buffer covers
-// them (the greedy size), so no chunk is cut larger than the audio ahead
-// of the player can wait for.
+// near or below real time (ewma ≥ bufferedGrowthShare·FrameMS: stalls
+// cannot be avoided, or avoiding them would keep chunks small for long,
+// so chunks grow to spare the codec); while it is clearly faster, the
+// floor is only the last target (never shrink) and chunks grow as the
+// buffer covers them (the greedy size), so no chunk is cut larger than the
+// audio ahead of the player can wait for.
 func (a *Adaptive) Target(nowMS float64) int {
 	c := a.cfg
 	if a.steady {
@@ -126,7 +136,7 @@ func (a *Adaptive) Target(nowMS float64) int {
 		greedy = int(min(max(n, float64(c.MinFrames)), float64(c.MaxFrames)))
 	}
 	floor := a.lastTarget
-	if a.ewma >= c.FrameMS {
+	if a.ewma >= bufferedGrowthShare*c.FrameMS {
 		floor += max(c.RampDeltaMin, int(a.ewma/c.RampDivisor))
 	}
 	return min(max(floor, greedy), c.MaxFrames)
