@@ -47,12 +47,16 @@ func (c *convWeights) bytes() int64 {
 }
 
 // gemmWeights returns the conv GEMM's weights: the dims (and fp32 data)
-// and, for bf16, the bf16 data.
+// and, for bf16, the panel data, or nil where the active level computes
+// with VDPBF16PS (runConvJobs then takes the pair layout).
 func (c *convWeights) gemmWeights() (*F32Matrix, []uint16) {
-	if c.bf != nil {
-		return &c.bf.dims, c.bf.data
+	if c.bf == nil {
+		return c.f32, nil
 	}
-	return c.f32, nil
+	if c.bf.dot != nil && bf16Dot(active) {
+		return &c.bf.dims, nil
+	}
+	return &c.bf.dims, c.bf.panelData()
 }
 
 // depthwiseWeights is a depthwise Conv1d, stored tap-major: w[j·ch+c] =

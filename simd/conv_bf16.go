@@ -25,6 +25,9 @@ import (
 // and panels (its data is nil).
 type bf16Panels struct {
 	dims F32Matrix
+	// data is the panel layout of the AVX2 and generic levels; on a CPU
+	// with AVX512_BF16 it is made only if a run at those levels asks for
+	// it (panelData), so the weights are held once.
 	data []uint16
 	// dot is the VDPBF16PS layout (bf16dot.go), kp pairs of inputs per
 	// output; nil on a CPU without AVX512_BF16.
@@ -32,28 +35,52 @@ type bf16Panels struct {
 	kp  int
 }
 
-// newBF16Panels rounds W' (rows×cols, row-major) to bf16 and packs it.
+// newBF16Panels rounds W' (rows×cols, row-major) to bf16 and packs it: in
+// the VDPBF16PS layout on a CPU with AVX512_BF16, else in panels.
 func newBF16Panels(w []float32, rows, cols int) (*bf16Panels, error) {
 	if rows < 1 || cols < 1 || len(w) != rows*cols {
 		return nil, fmt.Errorf("simd: bf16 weights %d×%d given %d values", rows, cols, len(w))
 	}
+	for i, v := range w {
+		if F32ToBF16(v)&0x7f80 == 0x7f80 {
+			return nil, fmt.Errorf("simd: bf16 weights: w[row %d, col %d] = %v overflows bfloat16", i/cols, i%cols, v)
+		}
+	}
 	p := &bf16Panels{dims: F32Matrix{rows: rows, cols: cols, panels: (rows + PanelRows - 1) / PanelRows}}
+	if bf16Dot(AVX512VNNI) {
+		p.packBF16Dot(w)
+		return p, nil
+	}
 	p.data = make([]uint16, p.dims.panels*PanelRows*cols)
 	for r := 0; r < rows; r++ {
 		pd := p.data[(r/PanelRows)*PanelRows*cols:]
 		j := bf16Slot(r % PanelRows)
 		for k, v := range w[r*cols : (r+1)*cols] {
-			b := F32ToBF16(v)
-			if b&0x7f80 == 0x7f80 {
-				return nil, fmt.Errorf("simd: bf16 weights: w[row %d, col %d] = %v overflows bfloat16", r, k, v)
-			}
-			pd[k*PanelRows+j] = b
+			pd[k*PanelRows+j] = F32ToBF16(v)
 		}
 	}
-	if bf16Dot(AVX512VNNI) {
-		p.packBF16Dot(w)
-	}
 	return p, nil
+}
+
+// panelData returns the panel layout, made from the VDPBF16PS layout the
+// first time a level without it asks (a forced level, the tests' level
+// loop): the same bf16 values, so the same bits as packing them directly.
+func (p *bf16Panels) panelData() []uint16 {
+	if p.data != nil {
+		return p.data
+	}
+	rows, cols := p.dims.rows, p.dims.cols
+	data := make([]uint16, p.dims.panels*PanelRows*cols)
+	for r := 0; r < rows; r++ {
+		pd := data[(r/PanelRows)*PanelRows*cols:]
+		dd := p.dot[(r/PanelRows)*PanelRows*2*p.kp:]
+		j, jd := bf16Slot(r%PanelRows), 2*(r%PanelRows)
+		for k := 0; k < cols; k++ {
+			pd[k*PanelRows+j] = dd[(k/2)*2*PanelRows+jd+k%2]
+		}
+	}
+	p.data = data
+	return data
 }
 
 // bf16Slot returns the position of a panel's output j among one input's 16

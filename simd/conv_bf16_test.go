@@ -238,3 +238,38 @@ func TestBackendConvBF16(t *testing.T) {
 		}
 	})
 }
+
+// TestBF16PanelsOneLayout: on a CPU with AVX512_BF16 the bf16 conv weights
+// are packed in the VDPBF16PS layout alone, and the panel layout a level
+// without it asks for (panelData) holds, slot by slot, the weights rounded
+// to bf16 where the layout's definition puts them: panel r/16, input k,
+// slot bf16Slot(r%16); for partial panels and odd input counts.
+func TestBF16PanelsOneLayout(t *testing.T) {
+	if !bf16Dot(AVX512VNNI) {
+		t.Skip("this CPU has no AVX512_BF16: the panels are packed directly")
+	}
+	r := rand.New(rand.NewPCG(31, 32))
+	for _, sh := range [][2]int{{1, 1}, {16, 8}, {17, 5}, {40, 33}, {96, 672}} {
+		rows, cols := sh[0], sh[1]
+		w := randVec(r, rows*cols, 0.5)
+		p, err := newBF16Panels(w, rows, cols)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.data != nil || p.dot == nil {
+			t.Fatalf("%d×%d: panels %v, pairs %v; want the pairs alone", rows, cols, p.data != nil, p.dot != nil)
+		}
+		got := p.panelData()
+		if want := p.dims.panels * PanelRows * cols; len(got) != want {
+			t.Fatalf("%d×%d: %d panel values, want %d", rows, cols, len(got), want)
+		}
+		for row := 0; row < rows; row++ {
+			for k := 0; k < cols; k++ {
+				at := (row/PanelRows)*PanelRows*cols + k*PanelRows + bf16Slot(row%PanelRows)
+				if want := F32ToBF16(w[row*cols+k]); got[at] != want {
+					t.Fatalf("%d×%d: w[%d][%d] at slot %d is %#04x, want %#04x", rows, cols, row, k, at, got[at], want)
+				}
+			}
+		}
+	}
+}

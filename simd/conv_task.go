@@ -154,7 +154,7 @@ func (t *convTask) runRowsIn(lo, hi, r0, r1 int) {
 	// inputs, or pairs, of 4 panels stay in L2 across the row groups); the
 	// others take K whole.
 	kblk := k
-	if t.l == AVX512VNNI && t.wb == nil && !t.addY && len(t.yp) > 2 && k > convKBlock {
+	if t.l == AVX512VNNI && t.wb == nil && t.dot == nil && !t.addY && len(t.yp) > 2 && k > convKBlock {
 		kblk, chunk = convKBlock, 4
 	}
 	for pc := lo; pc < hi; pc += chunk {

@@ -25,8 +25,9 @@ import (
 
 // CacheLayout names the layout of the objects this build prepares: what a
 // cache file of prepared weights is valid for. It changes whenever a
-// packing, a quantization or a prepared table changes.
-var CacheLayout = fmt.Sprintf("simd/1 %s panel%d q8block%d q4block%d hadamard-int8 align64", runtime.GOARCH, PanelRows, DefaultBlock, Q4Block)
+// packing, a quantization or a prepared table changes (simd/2: bf16
+// convolutions hold one layout, pairs or panels, not both).
+var CacheLayout = fmt.Sprintf("simd/2 %s panel%d q8block%d q4block%d hadamard-int8 align64", runtime.GOARCH, PanelRows, DefaultBlock, Q4Block)
 
 // cacheState is a backend's recording or replay.
 type cacheState struct {
@@ -461,9 +462,10 @@ func f32FromCache(o *wcache.Object, prefix string) (*F32Matrix, error) {
 func (p *bf16Panels) save(o *wcache.Object, prefix string) {
 	o.PutInt(prefix+"rows", p.dims.rows)
 	o.PutInt(prefix+"cols", p.dims.cols)
-	o.PutU16(prefix+"data", p.data)
-	if p.dot != nil { // the VDPBF16PS pair layout (bf16dot.go)
+	if p.dot != nil { // the VDPBF16PS pair layout (bf16dot.go), alone
 		o.PutU16(prefix+"dot", p.dot)
+	} else {
+		o.PutU16(prefix+"data", p.data)
 	}
 }
 
@@ -474,19 +476,21 @@ func bf16FromCache(o *wcache.Object, prefix string) (*bf16Panels, error) {
 		return nil, err
 	}
 	p := &bf16Panels{dims: F32Matrix{rows: d[0], cols: d[1], panels: (d[0] + PanelRows - 1) / PanelRows}}
-	if p.data, err = o.U16s(prefix + "data"); err != nil {
-		return nil, err
+	// The pair layout is in the file, alone, exactly when this CPU computes
+	// in bf16 (the cold load packs it then), else the panel layout;
+	// CacheLayout keeps files of one layout apart, so a difference here is
+	// a damaged or foreign file.
+	if want := bf16Dot(AVX512VNNI); o.Has(prefix+"dot") != want || o.Has(prefix+"data") == want {
+		return nil, fmt.Errorf("bf16 panels of %d×%d: pair layout present %v, panels present %v; this CPU needs only the %s", d[0], d[1], o.Has(prefix+"dot"), o.Has(prefix+"data"), map[bool]string{true: "pairs", false: "panels"}[want])
 	}
-	if len(p.data) != p.dims.panels*PanelRows*p.dims.cols {
-		return nil, fmt.Errorf("bf16 panels of %d×%d: %d values, want %d", d[0], d[1], len(p.data), p.dims.panels*PanelRows*p.dims.cols)
-	}
-	// The pair layout is in the file exactly when this CPU computes in
-	// bf16 (the cold load packs it then); CacheLayout keeps files of one
-	// layout apart, so a difference here is a damaged or foreign file.
-	if want := bf16Dot(AVX512VNNI); o.Has(prefix+"dot") != want {
-		return nil, fmt.Errorf("bf16 panels of %d×%d: pair layout present %v, this CPU needs %v", d[0], d[1], !want, want)
-	}
-	if o.Has(prefix + "dot") {
+	if !o.Has(prefix + "dot") {
+		if p.data, err = o.U16s(prefix + "data"); err != nil {
+			return nil, err
+		}
+		if len(p.data) != p.dims.panels*PanelRows*p.dims.cols {
+			return nil, fmt.Errorf("bf16 panels of %d×%d: %d values, want %d", d[0], d[1], len(p.data), p.dims.panels*PanelRows*p.dims.cols)
+		}
+	} else {
 		p.kp = (p.dims.cols + 1) / 2
 		if p.dot, err = o.U16s(prefix + "dot"); err != nil {
 			return nil, err
