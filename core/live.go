@@ -19,18 +19,18 @@ import (
 // ErrTextEnded is returned by FeedText after EndText.
 var ErrTextEnded = errors.New("core: live text already ended")
 
-// liveText is a live stream's text queue: pending and ended are guarded by
-// Stream.mu; the step goroutine reads the two flags instead, so a step
-// takes the lock only when there is new text. A writer appends to pending
-// before it sets news, and sets news before ended, so a step that sees
-// ended sees news for the tts_eos still pending.
+// liveText is a live stream's text queue: pending is guarded by
+// Stream.mu, and the writers set the flags under it too; the step
+// goroutine reads the flags without it, so a step takes the lock only when
+// there is new text. A writer appends to pending before it sets news, and
+// sets news before ended, so a step that sees ended sees news for the
+// tts_eos still pending.
 type liveText struct {
 	pending []int32 // ids fed and not yet embedded
-	ended   bool    // EndText was called (tts_eos queued)
 	vocab   int     // the text vocabulary (set at Submit)
 	// news: pending may hold ids the step goroutine has not taken;
-	// endedFlag: ended, for the step goroutine.
-	news, endedFlag atomic.Bool
+	// ended: EndText was called (tts_eos queued).
+	news, ended atomic.Bool
 	// owned by the step goroutine
 	rows int // trailing rows consumed
 	done bool
@@ -50,7 +50,7 @@ func (s *Stream) FeedText(ids []int32) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.live.ended {
+	if s.live.ended.Load() {
 		return ErrTextEnded
 	}
 	s.live.pending = append(s.live.pending, ids...)
@@ -66,11 +66,10 @@ func (s *Stream) EndText() {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.live.ended {
-		s.live.ended = true
+	if !s.live.ended.Load() {
 		s.live.pending = append(s.live.pending, -1) // tts_eos, resolved by the engine
 		s.live.news.Store(true)
-		s.live.endedFlag.Store(true)
+		s.live.ended.Store(true)
 	}
 }
 
@@ -123,7 +122,7 @@ func (s *Stream) liveWaiting(H int) bool {
 	if s.live.done {
 		return false
 	}
-	if s.live.endedFlag.Load() && !s.live.news.Load() && s.live.rows >= len(s.trailing)/H {
+	if s.live.ended.Load() && !s.live.news.Load() && s.live.rows >= len(s.trailing)/H {
 		s.live.done = true
 		return false
 	}

@@ -46,9 +46,9 @@ func (c AdaptiveConfig) Validate() error {
 // covers them while the producer is clearly faster than real time (a
 // larger chunk would make the player wait), by a ramp floor every time
 // while it is near or slower (the player waits anyway, or small chunks
-// would last; larger chunks spare the codec), and
-// locks to MaxFrames once the buffer covers a whole steady chunk plus the
-// margin. Times are milliseconds on the caller's clock.
+// would last; larger chunks spare the codec), and locks to MaxFrames once
+// the buffer covers a whole steady chunk plus the margin. Times are
+// milliseconds on the caller's clock.
 type Adaptive struct {
 	cfg        AdaptiveConfig
 	chunks     int     // chunks emitted

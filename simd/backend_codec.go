@@ -53,10 +53,18 @@ func (c *convWeights) gemmWeights() (*F32Matrix, []uint16) {
 	if c.bf == nil {
 		return c.f32, nil
 	}
-	if c.bf.dot != nil && bf16Dot(active) {
+	if c.dotPath() {
 		return &c.bf.dims, nil
 	}
 	return &c.bf.dims, c.bf.panelData()
+}
+
+// dotPath reports whether c computes with VDPBF16PS at the active level:
+// bf16 weights in the pair layout on a level that has the instruction.
+// There the row-list kernel also adds the bias, and a ConvAdd's residual,
+// in its stores.
+func (c *convWeights) dotPath() bool {
+	return c.bf != nil && c.bf.dot != nil && bf16Dot(active)
 }
 
 // depthwiseWeights is a depthwise Conv1d, stored tap-major: w[j·ch+c] =

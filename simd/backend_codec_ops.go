@@ -65,7 +65,7 @@ func (b *Backend) convCall(op string, y, x []float32, m, batch int, w int32) (*c
 }
 
 // convF32 is Conv on fp32 or bf16 weights (the bias added by the task);
-// with addY (the fused path only, convFusesAdd) the outputs are added to y.
+// with addY (the VDPBF16PS path only, dotPath) the outputs are added to y.
 func (b *Backend) convF32(y, x []float32, m, batch int, c *convWeights, addY bool) {
 	in, out, k, d := c.in, c.out, c.kernel, c.dilation
 	seg := ((k-1)*d + m) * in

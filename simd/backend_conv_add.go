@@ -12,7 +12,7 @@ func (b *Backend) ConvAdd(y, x []float32, m, batch int, w int32) error {
 	if err != nil {
 		return err
 	}
-	if c.fusesAdd() {
+	if c.dotPath() {
 		b.convF32(y, x, m, batch, c, true)
 		return nil
 	}
@@ -24,11 +24,4 @@ func (b *Backend) ConvAdd(y, x []float32, m, batch int, w int32) error {
 		return err
 	}
 	return b.AddTo(y, sum)
-}
-
-// fusesAdd reports whether ConvAdd on c runs fused: bf16 weights computed
-// with VDPBF16PS at the active level (the row-list kernel adds the bias and
-// the residual before its stores).
-func (c *convWeights) fusesAdd() bool {
-	return c.q8 == nil && c.bf != nil && c.bf.dot != nil && bf16Dot(active)
 }

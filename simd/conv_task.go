@@ -30,7 +30,7 @@ type convTask struct {
 	jobs []convJob
 	bias []float32 // nil, or added to every job row's outputs
 	// addY: the outputs are added to (y += conv), not written: a residual
-	// add fused into the conv (only on the fused VDPBF16PS path, fused).
+	// add fused into the conv (the VDPBF16PS path only: fused).
 	addY bool
 	// dot: bf16 weights computed with VDPBF16PS (bf16dot.go); each job's
 	// x is then rounded to bf16 into xb (same offsets), read by the kernel.
@@ -402,7 +402,7 @@ func (b *Backend) runConvJobs(c *convWeights, bias []float32, addY bool) {
 	}
 	t.jobs = b.convJobs
 	t.dot = nil
-	if c.bf != nil && c.bf.dot != nil && bf16Dot(active) {
+	if c.dotPath() {
 		t.dot = c.bf
 		b.roundJobsBF16(c.bf)
 	}

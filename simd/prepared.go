@@ -481,7 +481,7 @@ func bf16FromCache(o *wcache.Object, prefix string) (*bf16Panels, error) {
 	// CacheLayout keeps files of one layout apart, so a difference here is
 	// a damaged or foreign file.
 	if want := bf16Dot(AVX512VNNI); o.Has(prefix+"dot") != want || o.Has(prefix+"data") == want {
-		return nil, fmt.Errorf("bf16 panels of %d×%d: pair layout present %v, panels present %v; this CPU needs only the %s", d[0], d[1], o.Has(prefix+"dot"), o.Has(prefix+"data"), map[bool]string{true: "pairs", false: "panels"}[want])
+		return nil, fmt.Errorf("bf16 panels of %d×%d: pair layout present %v, panels present %v; this CPU wants pairs %v and panels %v", d[0], d[1], o.Has(prefix+"dot"), o.Has(prefix+"data"), want, !want)
 	}
 	if !o.Has(prefix + "dot") {
 		if p.data, err = o.U16s(prefix + "data"); err != nil {
