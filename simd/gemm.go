@@ -80,7 +80,11 @@ func gemmQ8Range(l Level, y []float32, x *Q8Input, w *Q8Matrix, p0, r1 int) {
 	if q8Group(l, m) < m {
 		chunk = q8ChunkBytes / w.panelBytes
 	}
-	chunk = max(chunk, 1)
+	// At least a pair of panels, and whole pairs (the AVX-512 kernels
+	// run panels two at a time).
+	if chunk = max(chunk, 2); chunk%2 == 1 {
+		chunk--
+	}
 	for pc := p0; pc < pFull; pc += chunk {
 		n := min(chunk, pFull-pc)
 		for i0 := 0; i0 < m; {
@@ -103,6 +107,37 @@ func gemmQ8Range(l Level, y []float32, x *Q8Input, w *Q8Matrix, p0, r1 int) {
 	}
 }
 
+// q8PairsAVX512 runs a group of g ≤ 4 input rows against np panels at the
+// AVX-512 VNNI level: pairs of panels in one pass (each activation
+// broadcast feeds both, and two weight streams are in flight), an odd last
+// panel alone. Every output gets the same operations as in the one-panel
+// kernel, so the bits do not depend on the pairing.
+func q8PairsAVX512(g int, yp unsafe.Pointer, ldyB int, xp unsafe.Pointer, ldx int, sp unsafe.Pointer, ldsc int, wp unsafe.Pointer, nb, nk, np, panelBytes int) {
+	if pairs := np / 2; pairs > 0 {
+		switch g {
+		case 4:
+			gemmQ8x4P2AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, nb, nk, pairs)
+		case 2:
+			gemmQ8x2P2AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, nb, nk, pairs)
+		default:
+			gemmQ8x1P2AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, nb, nk, pairs)
+		}
+	}
+	if np%2 == 0 {
+		return
+	}
+	last := np - 1
+	yl, wl := unsafe.Add(yp, last*PanelRows*4), unsafe.Add(wp, last*panelBytes)
+	switch g {
+	case 4:
+		gemmQ8x4AVX512VNNI(yl, ldyB, xp, ldx, sp, ldsc, wl, nb, nk, 1)
+	case 2:
+		gemmQ8x2AVX512VNNI(yl, ldyB, xp, ldx, sp, ldsc, wl, nb, nk, 1)
+	default:
+		gemmQ8x1AVX512VNNI(yl, ldyB, xp, ldx, sp, ldsc, wl, nb, nk, 1)
+	}
+}
+
 // q8Kernel runs the level's kernel for input rows [i0, i0+g) over np panels
 // starting at wd, writing 16 outputs per panel per row into y (row stride ldy
 // floats).
@@ -120,15 +155,10 @@ func q8Kernel(l Level, g int, y []float32, ldy int, x *Q8Input, i0 int, wd []byt
 	ldyB, ldx, ldsc, nk := 4*ldy, 4*m, 8*m, w.block/32
 	switch l {
 	case AVX512VNNI:
-		switch g {
-		case 8:
+		if g == 8 {
 			gemmQ8x8AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, w.nb, nk, np)
-		case 4:
-			gemmQ8x4AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, w.nb, nk, np)
-		case 2:
-			gemmQ8x2AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, w.nb, nk, np)
-		default:
-			gemmQ8x1AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, w.nb, nk, np)
+		} else {
+			q8PairsAVX512(g, yp, ldyB, xp, ldx, sp, ldsc, wp, w.nb, nk, np, w.panelBytes)
 		}
 	case AVX2:
 		switch g {

@@ -15,6 +15,24 @@ func gemmQ8x8AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc
 //go:noescape
 func gemmQ8x4AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb, nk, np int)
 
+// gemmQ8x4P2AVX512VNNI is the x4 kernel over np pairs of panels (2·np
+// panels), each activation broadcast feeding both panels of a pair.
+//
+//go:noescape
+func gemmQ8x4P2AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb, nk, np int)
+
+// gemmQ8x1P2AVX512VNNI is the x1 kernel over np pairs of panels, the two
+// panels of a pair read side by side.
+//
+//go:noescape
+func gemmQ8x1P2AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb, nk, np int)
+
+// gemmQ8x2P2AVX512VNNI is the x2 kernel over np pairs of panels, each
+// activation broadcast feeding both panels of a pair.
+//
+//go:noescape
+func gemmQ8x2P2AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb, nk, np int)
+
 //go:noescape
 func gemmQ8x2AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb, nk, np int)
 
