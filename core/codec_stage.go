@@ -48,6 +48,7 @@ type codecStage struct {
 	busyThreads int          // threads while generation runs; 0: all (Config.CodecBusyThreads)
 	genIdle     *atomic.Bool // the hop's: generation is waiting
 	onBusy      func(bool)   // Config.CodecBusy
+	load        codecLoad    // busy share and decode ms per frame, for the chunk controllers
 
 	decodeMS, callMS, primeMS, primeHits *stats.Counter
 }
@@ -202,7 +203,7 @@ func (st *codecStage) decodeAll(chunks []*Chunk, ready []*Chunk, now func() floa
 // PCM to each, then closes the decoder state of final and cancelled streams.
 func (st *codecStage) decodeRound(round []*Chunk, now func() float64) error {
 	st.streams, st.codes, st.pcm = st.streams[:0], st.codes[:0], st.pcm[:0]
-	frames := 0
+	frames, most := 0, 0
 	var firstErr error
 	for _, c := range round {
 		s := c.Stream
@@ -221,13 +222,16 @@ func (st *codecStage) decodeRound(round []*Chunk, now func() float64) error {
 		st.codes = append(st.codes, c.Codes[c.LeftContext:])
 		st.pcm = append(st.pcm, c.PCM)
 		frames += c.Frames
+		most = max(most, c.Frames)
 	}
 	if n := len(st.streams); n > 0 {
 		st.busy(true)
 		t0 := now()
 		err := st.m.DecodeBatch(st.streams, st.codes, st.pcm)
-		el := now() - t0
+		end := now()
+		el := end - t0
 		st.busy(false)
+		st.load.observe(end, el, most)
 		st.callMS.Add(el)
 		st.decodeMS.AddN(el/float64(frames), frames) // one sample per frame, one lock
 		if err != nil {

@@ -264,6 +264,7 @@ func (e *Engine) startRunning(s *Stream) {
 				}
 				return slack
 			})
+			s.chunks.adapt.SetCodecLoad(e.hop.stage.load.load)
 		}
 	}
 	s.row = len(e.running)

@@ -43,12 +43,12 @@ func (c AdaptiveConfig) Validate() error {
 // keeps an EWMA of the measured milliseconds per frame between chunks and
 // the audio buffered ahead of the player, never shrinks a chunk (small
 // chunks cost the codec more per frame), grows chunks as far as the buffer
-// covers them while the producer is clearly faster than real time (a
-// larger chunk would make the player wait), by a ramp floor every time
-// while it is near or slower (the player waits anyway, or small chunks
-// would last; larger chunks spare the codec), and locks to MaxFrames once
-// the buffer covers a whole steady chunk plus the margin. Times are
-// milliseconds on the caller's clock.
+// covers them while the producer is clearly faster than real time, or
+// faster at all with a codec stage that has time to spare (a larger chunk
+// would make the player wait), by a ramp floor every time otherwise (the
+// player waits anyway, or small chunks would last; larger chunks spare the
+// codec), and locks to MaxFrames once the buffer covers a whole steady
+// chunk plus the margin. Times are milliseconds on the caller's clock.
 type Adaptive struct {
 	cfg        AdaptiveConfig
 	chunks     int     // chunks emitted
@@ -59,7 +59,29 @@ type Adaptive struct {
 	lastTarget int     // target in force at the last chunk
 	steady     bool
 	buffer     func(nowMS float64) float64 // SetBuffer's source; nil: from the chunks sent
+	codec      func() CodecLoad            // SetCodecLoad's source; nil: no codec figures
 }
+
+// CodecLoad is what the stage decoding a controller's chunks reports of
+// itself: Busy, the share of the wall time it spends decoding (0..1), and
+// MSPerFrame, how long one frame of a stream's chunk takes to decode (the
+// delay between cutting a chunk and its audio reaching the player).
+type CodecLoad struct {
+	Busy       float64
+	MSPerFrame float64
+}
+
+// SetCodecLoad gives the controller the codec stage's figures: the greedy
+// size then counts each frame's decode beside its generation, and while
+// the stage has time to spare (Busy below codecSpareShare) small chunks
+// cost no one anything, so chunks grow only as the buffer covers them up
+// to real time, not by the ramp from bufferedGrowthShare.
+func (a *Adaptive) SetCodecLoad(fn func() CodecLoad) { a.codec = fn }
+
+// codecSpareShare is the codec stage's busy share below which it has time
+// to spare for small chunks: one stream on two cores keeps it 0.3–0.45
+// busy, four streams 0.6–0.8 (bench e2e).
+const codecSpareShare = 0.5
 
 // SetBuffer makes BufferMS ask fn for the audio ahead of the player
 // instead of counting it from the chunks sent: an engine whose codec stage
@@ -108,16 +130,19 @@ func (a *Adaptive) Steady() bool { return a.steady }
 
 // Target is the frames the next chunk waits for at nowMS:
 // MinFrames for the first chunk; afterwards the greedy size
-// clamp(floor(max(0, buffer − margin) / ewma), Min, Max) (Min before a
-// measurement), raised to the ramp floor, capped at MaxFrames; MaxFrames
-// once steady. The ramp floor is the last target until a measurement, then
-// last + max(RampDeltaMin, int(ewma / RampDivisor)) while the producer is
-// near or below real time (ewma ≥ bufferedGrowthShare·FrameMS: stalls
-// cannot be avoided, or avoiding them would keep chunks small for long,
-// so chunks grow to spare the codec); while it is clearly faster, the
-// floor is only the last target (never shrink) and chunks grow as the
-// buffer covers them (the greedy size), so no chunk is cut larger than the
-// audio ahead of the player can wait for.
+// clamp(floor(max(0, buffer − margin) / (ewma + decode ms per frame)),
+// Min, Max) (Min before a measurement; the decode term with SetCodecLoad),
+// raised to the ramp floor, capped at MaxFrames; MaxFrames once steady.
+// The ramp floor is the last target until a measurement, then last +
+// max(RampDeltaMin, int(ewma / RampDivisor)) while the producer is near or
+// below real time (ewma ≥ bufferedGrowthShare·FrameMS: stalls cannot be
+// avoided, or avoiding them would keep chunks small for long, so chunks
+// grow to spare the codec; with a codec stage that has time to spare, the
+// line is FrameMS itself: small chunks spare no one, so only a producer
+// slower than real time ramps); below the line the floor is only the last
+// target (never shrink) and chunks grow as the buffer covers them (the
+// greedy size), so no chunk is cut larger than the audio ahead of the
+// player can wait for.
 func (a *Adaptive) Target(nowMS float64) int {
 	c := a.cfg
 	if a.steady {
@@ -126,17 +151,23 @@ func (a *Adaptive) Target(nowMS float64) int {
 	if a.chunks == 0 {
 		return c.MinFrames
 	}
+	load := a.codecLoad()
 	greedy := c.MinFrames
 	if a.ewma > 0 {
 		buf := a.BufferMS(nowMS)
-		if buf >= float64(c.MaxFrames)*a.ewma+c.SafetyMarginMS {
+		per := a.ewma + max(0, load.MSPerFrame)
+		if buf >= float64(c.MaxFrames)*per+c.SafetyMarginMS {
 			return c.MaxFrames
 		}
-		n := math.Floor(max(0, buf-c.SafetyMarginMS) / a.ewma)
+		n := math.Floor(max(0, buf-c.SafetyMarginMS) / per)
 		greedy = int(min(max(n, float64(c.MinFrames)), float64(c.MaxFrames)))
 	}
 	floor := a.lastTarget
-	if a.ewma >= bufferedGrowthShare*c.FrameMS {
+	line := bufferedGrowthShare * c.FrameMS
+	if a.codec != nil && load.Busy < codecSpareShare {
+		line = c.FrameMS
+	}
+	if a.ewma >= line {
 		floor += max(c.RampDeltaMin, int(a.ewma/c.RampDivisor))
 	}
 	return min(max(floor, greedy), c.MaxFrames)
@@ -170,7 +201,16 @@ func (a *Adaptive) Emit(nowMS float64, n int) {
 	a.frames += n
 	a.lastMS = nowMS
 	a.lastTarget = max(a.lastTarget, target)
-	if a.ewma > 0 && a.BufferMS(nowMS) >= float64(a.cfg.MaxFrames)*a.ewma+a.cfg.SafetyMarginMS {
+	per := a.ewma + max(0, a.codecLoad().MSPerFrame)
+	if a.ewma > 0 && a.BufferMS(nowMS) >= float64(a.cfg.MaxFrames)*per+a.cfg.SafetyMarginMS {
 		a.steady = true
 	}
+}
+
+// codecLoad is SetCodecLoad's figures, or none.
+func (a *Adaptive) codecLoad() CodecLoad {
+	if a.codec == nil {
+		return CodecLoad{}
+	}
+	return a.codec()
 }
