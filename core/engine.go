@@ -50,7 +50,8 @@ type Engine struct {
 	c0, codes              []int32
 	seqs                   []Sequence
 	treqs, preqs           []*sampler.Request
-	chunks                 []*Chunk // chunks cut this step, put after the decode
+	chunks                 []*Chunk  // chunks cut this step, put after the decode
+	firstWaits             []*Stream // flush's: streams whose first audio generation waits for
 	promptBuf              []float32
 	prefReady              []*Stream // streams of one batched prefill
 	prefRows               []int     // their prompt rows

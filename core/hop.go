@@ -33,6 +33,8 @@ type hop struct {
 	// or put blocked on a full queue. The codec stage reads it to decode
 	// on all of its threads then (codec_idle.go).
 	genIdle atomic.Bool
+	// arrivedSig is signalled after every delivery (awaitFirstAudio).
+	arrivedSig chan struct{}
 
 	enqueueToPut, putMS, getMS, putToGet *stats.Counter
 
@@ -55,6 +57,7 @@ func newHop(depth int, sink ChunkSink, now func() time.Duration, rec *stats.Reco
 		getMS:        rec.Counter("hop.get_ms"),
 		putToGet:     rec.Counter("hop.put_to_get_ms"),
 		closed:       make(chan struct{}),
+		arrivedSig:   make(chan struct{}, 1),
 	}
 }
 
@@ -156,6 +159,12 @@ func (h *hop) deliver(batch []*Chunk, force bool) {
 		c.Stream.arrived(c)
 	}
 	clear(h.ready)
+	if len(ready) > 0 {
+		select {
+		case h.arrivedSig <- struct{}{}:
+		default:
+		}
+	}
 	if len(batch) > 0 {
 		h.getMS.Add(ms(h.now() - t))
 	}

@@ -535,11 +535,16 @@ func (e *Engine) finish(s *Stream, reason EndReason, err error) {
 }
 
 // flush hands the chunks cut this step to the codec stage, in order; a full
-// queue blocks here.
+// queue blocks here, and so does the first audio of streams none of which
+// is playing yet (first_audio.go).
 func (e *Engine) flush() {
+	first := e.firstAudioStreams()
 	for i, c := range e.chunks {
 		e.hop.put(c)
 		e.chunks[i] = nil
 	}
 	e.chunks = e.chunks[:0]
+	e.hop.awaitFirstAudio(first)
+	clear(first)
+	e.firstWaits = first[:0]
 }
