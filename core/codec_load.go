@@ -7,12 +7,8 @@ import (
 	"github.com/omni-tts/omni/sched"
 )
 
-// codecLoadAlpha is the weight of the newest decode call in the codec
-// stage's load figures (the chunk controller's own EWMA weight).
-const codecLoadAlpha = 0.3
-
 // codecLoad keeps the codec stage's figures for the chunk controllers: an
-// EWMA of its busy share (each call's decode time over the time since the
+// EWMA (the engine's, ewma) of its busy share (each call's decode time over the time since the
 // previous call ended) and of the decode time per frame of one stream's
 // chunk (the call's time over the most frames one stream had in it). The
 // codec goroutine writes them once per decode call; generation reads them
@@ -41,12 +37,8 @@ func (l *codecLoad) load() sched.CodecLoad {
 	return sched.CodecLoad{Busy: math.Float64frombits(l.busy.Load()), MSPerFrame: math.Float64frombits(l.perFrame.Load())}
 }
 
-// ewmaStore folds sample into the EWMA held in v (the sample itself when v
-// is still 0). Only one goroutine writes v.
+// ewmaStore folds sample into the EWMA held in v (ewma: the sample itself
+// when v is still 0). Only one goroutine writes v.
 func ewmaStore(v *atomic.Uint64, sample float64) {
-	old := math.Float64frombits(v.Load())
-	if old > 0 {
-		sample = codecLoadAlpha*sample + (1-codecLoadAlpha)*old
-	}
-	v.Store(math.Float64bits(sample))
+	v.Store(math.Float64bits(ewma(math.Float64frombits(v.Load()), sample)))
 }

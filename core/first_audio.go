@@ -44,23 +44,19 @@ func (e *Engine) firstAudioStreams() []*Stream {
 // (or firstAudioWaitLimit passes, or the stage closes). Generation counts
 // as idle meanwhile, so the codec stage decodes on all of its threads.
 func (h *hop) awaitFirstAudio(ss []*Stream) {
-	if len(ss) == 0 {
+	if len(ss) == 0 || allStarted(ss, h.now()) {
 		return
 	}
 	h.genIdle.Store(true)
 	defer h.genIdle.Store(false)
-	var limit <-chan time.Time
+	limit := time.NewTimer(firstAudioWaitLimit)
+	defer limit.Stop()
 	for !allStarted(ss, h.now()) {
-		if limit == nil {
-			t := time.NewTimer(firstAudioWaitLimit)
-			defer t.Stop()
-			limit = t.C
-		}
 		select {
 		case <-h.arrivedSig:
 		case <-h.closed:
 			return
-		case <-limit:
+		case <-limit.C:
 			return
 		}
 	}

@@ -154,9 +154,8 @@ func (a *Adaptive) Target(nowMS float64) int {
 	load := a.codecLoad()
 	greedy := c.MinFrames
 	if a.ewma > 0 {
-		buf := a.BufferMS(nowMS)
-		per := a.ewma + max(0, load.MSPerFrame)
-		if buf >= float64(c.MaxFrames)*per+c.SafetyMarginMS {
+		buf, per := a.BufferMS(nowMS), a.perFrameMS(load)
+		if a.coversSteady(buf, per) {
 			return c.MaxFrames
 		}
 		n := math.Floor(max(0, buf-c.SafetyMarginMS) / per)
@@ -201,10 +200,21 @@ func (a *Adaptive) Emit(nowMS float64, n int) {
 	a.frames += n
 	a.lastMS = nowMS
 	a.lastTarget = max(a.lastTarget, target)
-	per := a.ewma + max(0, a.codecLoad().MSPerFrame)
-	if a.ewma > 0 && a.BufferMS(nowMS) >= float64(a.cfg.MaxFrames)*per+a.cfg.SafetyMarginMS {
+	if a.ewma > 0 && a.coversSteady(a.BufferMS(nowMS), a.perFrameMS(a.codecLoad())) {
 		a.steady = true
 	}
+}
+
+// perFrameMS is how long a frame of the next chunk takes to reach the
+// player: its generation (the EWMA) and, with codec figures, its decode.
+func (a *Adaptive) perFrameMS(load CodecLoad) float64 {
+	return a.ewma + max(0, load.MSPerFrame)
+}
+
+// coversSteady reports whether buf ms of audio ahead of the player cover a
+// steady chunk at per ms a frame plus the margin (the lock to MaxFrames).
+func (a *Adaptive) coversSteady(buf, per float64) bool {
+	return buf >= float64(a.cfg.MaxFrames)*per+a.cfg.SafetyMarginMS
 }
 
 // codecLoad is SetCodecLoad's figures, or none.
