@@ -34,6 +34,9 @@ type Backend struct {
 	convJobs []convJob
 	convPad  []float32  // the jobs' padded leftover rows
 	convX    []float32  // dilated convs' gathered phases
+	// the dilated conv being set up reads its taps in place (convF32):
+	// taps, and the inputs each tap skips past the one before; 0, 0 else
+	convTaps, convTapSkip int
 	convXB   []uint16   // the VDPBF16PS path: conv inputs rounded to bf16
 	convSum  []float32  // ConvAdd off the fused path: the conv before the add
 	roundT   roundTask  // the VDPBF16PS path: the rounding split over the pool

@@ -26,7 +26,7 @@ func ConvGemm(y []float32, ldy int, x []float32, ldx, m int, w *F32Matrix) {
 	if m < 1 || ldx < 0 || ldy < w.rows || len(x) < (m-1)*ldx+w.cols || len(y) < (m-1)*ldy+w.rows {
 		panic("simd: ConvGemm: bad sizes")
 	}
-	t := &convTask{l: active, g: 1, w: w, jobs: []convJob{{y: y, x: x, ldy: ldy, ldx: ldx, m: m}}}
+	t := &convTask{l: active, g: 1, w: w, taps: 1, jobs: []convJob{{y: y, x: x, ldy: ldy, ldx: ldx, m: m}}}
 	t.rows = t.l != Generic && haveAsm
 	if t.rows {
 		t.listRows()

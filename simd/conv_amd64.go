@@ -50,9 +50,13 @@ func gemmF32x6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int
 // the stores, bias (nil: none; 16 floats per panel at byte yoff) is added
 // to each output, then, when add ≠ 0, the output's old value (a fused
 // residual add): the bits of the sums stored and two Add passes after.
+// The pairs run in taps of tk (tk ≥ 1 divides k): after each tap the
+// rows' input offset moves on tskip bytes further than the tap's own pairs
+// (a dilated conv's taps, rows apart in x); tk = k, tskip = 0 reads each
+// row's pairs contiguously.
 //
 //go:noescape
-func gemmBF16Dot6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int, ks int, xoff int, load int, bias unsafe.Pointer, add int)
+func gemmBF16Dot6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int, ks int, xoff int, load int, bias unsafe.Pointer, add int, tk int, tskip int)
 
 // cvtBF16AVX512 rounds n/16·16 floats from src to bf16 into dst
 // (VCVTNEPS2BF16: to nearest even, denormals to zero).

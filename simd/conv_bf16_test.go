@@ -125,6 +125,9 @@ func TestBackendConvBF16(t *testing.T) {
 		{20, 129, 7, 1, 29, 1},
 		{20, 300, 7, 1, 19, 1}, // K = 2100
 		{80, 400, 7, 1, 13, 1}, // K = 2800: blocks of 1024 pairs, 4 panels and 1
+		{96, 32, 7, 3, 50, 2},  // dilated, in even: taps read in place (VDPBF16PS)
+		{48, 64, 7, 9, 40, 3},  // 3 panels: a pair and one; taps 9 rows apart
+		{16, 2, 3, 5, 7, 1},    // one pair per tap
 	}
 	tconvs := []struct{ in, out, k, s, m, batch int }{
 		{5, 3, 4, 2, 6, 1},
@@ -172,17 +175,23 @@ func TestBackendConvBF16(t *testing.T) {
 					want, mag := refConv(xr[s*T*c.in:(s+1)*T*c.in], T, c.in, c.out, c.k, c.d, wb, bias)
 					checkClose(t, "Conv bf16", y[s*c.m*c.out:(s+1)*c.m*c.out], want, mag, c.in*c.k)
 				}
-				if bf16Dot(Active()) && c.d == 1 {
-					// The kernel's bits are the instruction's definition's.
+				if bf16Dot(Active()) {
+					// The kernel's bits are the instruction's definition's,
+					// on each output row's k taps gathered in order.
 					p := b.objs[h].conv.bf
+					K := c.k * c.in
 					for s := 0; s < c.batch; s++ {
 						seg := x[s*T*c.in : (s+1)*T*c.in]
-						xb := make([]uint16, len(seg)+1)
-						for i, v := range seg {
-							xb[i] = bf16RNE(v)
+						xb := make([]uint16, c.m*(K+1))
+						for i := 0; i < c.m; i++ {
+							for j := 0; j < c.k; j++ {
+								for ch := 0; ch < c.in; ch++ {
+									xb[i*(K+1)+j*c.in+ch] = bf16RNE(seg[(i+j*c.d)*c.in+ch])
+								}
+							}
 						}
 						def := make([]float32, c.m*c.out)
-						convGemmBF16DotGeneric(def, c.out, xb, c.in, c.m, p, 0, p.dims.panels)
+						convGemmBF16DotGeneric(def, c.out, xb, K+1, c.m, p, 0, p.dims.panels)
 						for i := 0; i < c.m; i++ {
 							Add(def[i*c.out:(i+1)*c.out], bias)
 						}

@@ -20,8 +20,11 @@
 // (a residual add fused into the conv: the bits of the sums stored, the
 // bias added, then the residual added, each rounded as a separate pass
 // would).
-// func gemmBF16Dot6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int, ks int, xoff int, load int, bias unsafe.Pointer, add int)
-TEXT ·gemmBF16Dot6RowsAVX512(SB), NOSPLIT, $0-88
+// The k pairs run in taps of tk pairs (tk divides k); after each tap the
+// rows' input offset skips tskip more bytes (a dilated conv reads its taps
+// from rows d apart: no gathered copy); tk = k, tskip = 0 for one run.
+// func gemmBF16Dot6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int, ks int, xoff int, load int, bias unsafe.Pointer, add int, tk int, tskip int)
+TEXT ·gemmBF16Dot6RowsAVX512(SB), NOSPLIT, $8-104
 	MOVQ x+8(FP), R10
 	MOVQ 0(R10), AX
 	MOVQ 8(R10), BX
@@ -100,7 +103,10 @@ e6go:
 	MOVQ xoff+56(FP), R13
 	SHLQ $2, R13
 	MOVQ k+24(FP), DI
+	MOVQ DI, rem-8(SP)
 	LEAQ (DX)(R11*2), R15
+e6t:
+	MOVQ tk+88(FP), DI
 e6k:
 	VMOVUPS (DX), Z24
 	VMOVUPS (DX)(R11*1), Z25
@@ -141,6 +147,10 @@ e6k:
 	ADDQ $4, R13
 	DECQ DI
 	JNZ e6k
+	ADDQ tskip+96(FP), R13
+	MOVQ tk+88(FP), DI
+	SUBQ DI, rem-8(SP)
+	JNZ e6t
 	MOVQ k+24(FP), DI
 	SHLQ $6, DI
 	SUBQ DI, DX
@@ -281,6 +291,9 @@ e6go2:
 	MOVQ xoff+56(FP), R13
 	SHLQ $2, R13
 	MOVQ k+24(FP), DI
+	MOVQ DI, rem-8(SP)
+e6t2:
+	MOVQ tk+88(FP), DI
 e6k2:
 	VMOVUPS (DX), Z24
 	VMOVUPS (DX)(R11*1), Z25
@@ -306,6 +319,10 @@ e6k2:
 	ADDQ $4, R13
 	DECQ DI
 	JNZ e6k2
+	ADDQ tskip+96(FP), R13
+	MOVQ tk+88(FP), DI
+	SUBQ DI, rem-8(SP)
+	JNZ e6t2
 	MOVQ k+24(FP), DI
 	SHLQ $6, DI
 	SUBQ DI, DX
@@ -397,6 +414,9 @@ e6go1:
 	MOVQ xoff+56(FP), R13
 	SHLQ $2, R13
 	MOVQ k+24(FP), DI
+	MOVQ DI, rem-8(SP)
+e6t1:
+	MOVQ tk+88(FP), DI
 e6k1:
 	VMOVUPS (DX), Z24
 	VPBROADCASTD (AX)(R13*1), Z28
@@ -415,6 +435,10 @@ e6k1:
 	ADDQ $4, R13
 	DECQ DI
 	JNZ e6k1
+	ADDQ tskip+96(FP), R13
+	MOVQ tk+88(FP), DI
+	SUBQ DI, rem-8(SP)
+	JNZ e6t1
 	MOVQ k+24(FP), DI
 	SHLQ $6, DI
 	SUBQ DI, DX

@@ -24,7 +24,7 @@ func gemmF32x6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int
 	panic("omni: BUG: assembly kernel called in a build without assembly")
 }
 
-func gemmBF16Dot6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int, ks int, xoff int, load int, bias unsafe.Pointer, add int) {
+func gemmBF16Dot6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int, ks int, xoff int, load int, bias unsafe.Pointer, add int, tk int, tskip int) {
 	panic("omni: BUG: assembly kernel called in a build without assembly")
 }
 

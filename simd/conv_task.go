@@ -9,6 +9,7 @@ type convJob struct {
 	xb        []uint16 // x rounded to bf16 (the VDPBF16PS path), or nil
 	ldy, ldx  int
 	m         int
+	nx        int // the VDPBF16PS path: inputs of x the rows read (convTask.span)
 }
 
 // convTask runs a conv call's jobs over output panels [lo, hi) of w.
@@ -36,6 +37,11 @@ type convTask struct {
 	// x is then rounded to bf16 into xb (same offsets), read by the kernel.
 	dot *bf16Panels
 	xb  []uint16
+	// taps, tapSkip: the VDPBF16PS row list reads each row's K in taps
+	// of K/taps inputs, each tap tapSkip inputs past the end of the one
+	// before (a dilated conv's taps read in place, rows apart in x: see
+	// convF32); taps = 1, tapSkip = 0 otherwise.
+	taps, tapSkip int
 
 	yp, xp         []uintptr // AVX2: each listed row's output and input
 	nlist          int       // listed rows before the padding to a multiple of 6
@@ -91,43 +97,66 @@ func (t *convTask) addBias(pc, pe int) {
 }
 
 // listRows fills yp, xp, rowJob and rowIdx from the jobs (AVX2), checking
-// that every row the kernel will touch lies inside its job's slices.
+// that every row the kernel will touch lies inside its job's slices. It
+// runs on the calling thread before the pool starts (a 16-frame batch's
+// last block lists 30,720 rows), so each row costs four stores.
 func (t *convTask) listRows() {
-	k, n := t.w.cols, t.w.rows
-	t.yp, t.xp, t.rowJob, t.rowIdx = t.yp[:0], t.xp[:0], t.rowJob[:0], t.rowIdx[:0]
+	n := t.w.rows
+	total := 0
 	for ji := range t.jobs {
 		j := &t.jobs[ji]
-		if j.m < 1 || len(j.x) < (j.m-1)*j.ldx+k || len(j.y) < (j.m-1)*j.ldy+n {
+		if j.m < 1 || len(j.x) < t.span(j) || len(j.y) < (j.m-1)*j.ldy+n || (t.dot != nil && len(j.xb) < t.span(j)) {
 			panic("omni: BUG: conv job rows outside its slices")
 		}
-		for i := 0; i < j.m; i++ {
-			t.yp = append(t.yp, uintptr(unsafe.Pointer(&j.y[i*j.ldy])))
-			if t.dot != nil {
-				t.xp = append(t.xp, uintptr(unsafe.Pointer(&j.xb[i*j.ldx])))
-			} else {
-				t.xp = append(t.xp, uintptr(unsafe.Pointer(&j.x[i*j.ldx])))
-			}
-			t.rowJob = append(t.rowJob, int32(ji))
-			t.rowIdx = append(t.rowIdx, int32(i))
-		}
+		total += j.m
 	}
 	// A list of one or two rows goes through the one-row kernel (runRows):
 	// a weight-bound pass, where computing each row six times would cost
 	// more than the one-row kernel's latency-bound FMA chains. Any other
-	// list is padded to a multiple of 6: among full groups the 6-row
-	// kernel's throughput beats one-row passes (2 chains per row).
-	t.nlist = len(t.yp)
+	// list is padded to a multiple of 6 (the last row again): among full
+	// groups the 6-row kernel's throughput beats one-row passes (2 chains
+	// per row).
 	few := 2 // lists this short run the one-row kernel (none for dot)
 	if t.dot != nil {
 		few = 0
 	}
-	for last := len(t.yp) - 1; len(t.yp) > few && len(t.yp)%6 != 0; {
-		t.yp, t.xp = append(t.yp, t.yp[last]), append(t.xp, t.xp[last])
-		t.rowJob, t.rowIdx = append(t.rowJob, t.rowJob[last]), append(t.rowIdx, t.rowIdx[last])
+	size := total
+	if total > few {
+		size = (total + 5) / 6 * 6
 	}
+	t.yp, t.xp = resized(t.yp, size), resized(t.xp, size)
+	t.rowJob, t.rowIdx = resized(t.rowJob, size), resized(t.rowIdx, size)
+	r := 0
+	for ji := range t.jobs {
+		j := &t.jobs[ji]
+		y, dy := uintptr(unsafe.Pointer(&j.y[0])), uintptr(4*j.ldy)
+		x, dx := uintptr(unsafe.Pointer(&j.x[0])), uintptr(4*j.ldx)
+		if t.dot != nil {
+			x, dx = uintptr(unsafe.Pointer(&j.xb[0])), uintptr(2*j.ldx)
+		}
+		yp, xp := t.yp[r:r+j.m], t.xp[r:r+j.m]
+		rj, ri := t.rowJob[r:r+j.m], t.rowIdx[r:r+j.m]
+		for i := range yp {
+			yp[i], xp[i], rj[i], ri[i] = y, x, int32(ji), int32(i)
+			y, x = y+dy, x+dx
+		}
+		r += j.m
+	}
+	for ; r < size; r++ {
+		t.yp[r], t.xp[r], t.rowJob[r], t.rowIdx[r] = t.yp[total-1], t.xp[total-1], t.rowJob[total-1], t.rowIdx[total-1]
+	}
+	t.nlist = total
 	for r := range t.tp {
 		t.tp[r] = uintptr(unsafe.Pointer(&t.tile[r*PanelRows]))
 	}
+}
+
+// resized returns s with length n, reusing its array when it holds n.
+func resized[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
 
 // runRows is RunRange at the AVX2 level: the listed rows, 6 at a time,
@@ -197,6 +226,12 @@ func (t *convTask) runRowsIn(lo, hi, r0, r1 int) {
 			t.addBiasRows(pc, pc+n, r0, min(r1, t.nlist))
 		}
 	}
+}
+
+// span returns the inputs job j's rows read from j.x: the last row's K,
+// its taps tapSkip apart when the conv is tapped.
+func (t *convTask) span(j *convJob) int {
+	return (j.m-1)*j.ldx + t.w.cols + (t.taps-1)*t.tapSkip
 }
 
 // fused reports whether the kernel adds the bias and the residual itself
@@ -313,7 +348,14 @@ func (t *convTask) rowsKernel(g int, yp, xp *uintptr, off, k, np, yoff, kb, kn i
 				add = 1
 			}
 		}
-		gemmBF16Dot6RowsAVX512(yp, xp, unsafe.Pointer(&t.dot.dot[off+kb*2*PanelRows]), kn, np, yoff, k, kb, load, bias, add)
+		tk, tskip := kn, 0
+		if t.taps > 1 {
+			if kb != 0 || kn != k {
+				panic("omni: BUG: a tapped conv run in blocks of K")
+			}
+			tk, tskip = k/t.taps, 2*t.tapSkip
+		}
+		gemmBF16Dot6RowsAVX512(yp, xp, unsafe.Pointer(&t.dot.dot[off+kb*2*PanelRows]), kn, np, yoff, k, kb, load, bias, add, tk, tskip)
 		return
 	}
 	if t.wb != nil {
@@ -402,6 +444,10 @@ func (b *Backend) runConvJobs(c *convWeights, bias []float32, addY bool) {
 	}
 	t.jobs = b.convJobs
 	t.dot = nil
+	t.taps, t.tapSkip = max(1, b.convTaps), b.convTapSkip
+	if t.taps > 1 && !(c.dotPath() && b.rowListed() && R == 0) {
+		panic("omni: BUG: a tapped conv off the VDPBF16PS row list")
+	}
 	if c.dotPath() {
 		t.dot = c.bf
 		b.roundJobsBF16(c.bf)
@@ -449,6 +495,7 @@ func (b *Backend) runConvJobs(c *convWeights, bias []float32, addY bool) {
 	}
 	b.convSmall = b.convSmall[:0]
 	t.w, t.wb, t.jobs, t.bias, t.kern, t.dot, t.addY = nil, nil, nil, nil, nil, nil, false
+	b.convTaps, b.convTapSkip = 0, 0
 }
 
 // roundJobsBF16 rounds each job's input rows to bf16 into b.convXB (one
@@ -456,10 +503,12 @@ func (b *Backend) runConvJobs(c *convWeights, bias []float32, addY bool) {
 // K reading a zero past the last row), for the VDPBF16PS kernel.
 func (b *Backend) roundJobsBF16(p *bf16Panels) {
 	K := p.dims.cols
+	t := &b.convT
 	total := 0
 	for i := range b.convJobs {
 		j := &b.convJobs[i]
-		total += (j.m-1)*j.ldx + 2*p.kp
+		j.nx = min(len(j.x), t.span(j))
+		total += j.nx + 2*p.kp - K
 	}
 	if cap(b.convXB) < total {
 		b.convXB = make([]uint16, total)
@@ -468,20 +517,18 @@ func (b *Backend) roundJobsBF16(p *bf16Panels) {
 	off := 0
 	for i := range b.convJobs {
 		j := &b.convJobs[i]
-		n := (j.m-1)*j.ldx + 2*p.kp
+		n := j.nx + 2*p.kp - K
 		xb := buf[off : off+n : off+n]
 		off += n
-		have := min(len(j.x), (j.m-1)*j.ldx+K)
-		clear(xb[have:])
+		clear(xb[j.nx:])
 		j.xb = xb
 	}
 	// The rounding, split over the pool by blocks of 4096 values of each job.
 	rt := &b.roundT
-	rt.jobs, rt.l, rt.K = b.convJobs, active, K
+	rt.jobs, rt.l = b.convJobs, active
 	n := 0
 	for i := range b.convJobs {
-		j := &b.convJobs[i]
-		n += (min(len(j.x), (j.m-1)*j.ldx+K) + roundBlock - 1) / roundBlock
+		n += (b.convJobs[i].nx + roundBlock - 1) / roundBlock
 	}
 	if b.pool != nil && n > 1 {
 		b.pool.Run(rt, n, 1)
@@ -499,7 +546,6 @@ const roundBlock = 4096
 type roundTask struct {
 	jobs []convJob
 	l    Level
-	K    int
 }
 
 // RunRange implements Task over units [lo, hi).
@@ -507,10 +553,9 @@ func (t *roundTask) RunRange(lo, hi int) {
 	u := 0
 	for i := range t.jobs {
 		j := &t.jobs[i]
-		have := min(len(j.x), (j.m-1)*j.ldx+t.K)
-		nu := (have + roundBlock - 1) / roundBlock
+		nu := (j.nx + roundBlock - 1) / roundBlock
 		for v := max(lo-u, 0); v < min(hi-u, nu); v++ {
-			a, e := v*roundBlock, min((v+1)*roundBlock, have)
+			a, e := v*roundBlock, min((v+1)*roundBlock, j.nx)
 			toBF16(t.l, j.xb[a:e], j.x[a:e])
 		}
 		u += nu
