@@ -78,11 +78,12 @@ func (b *Backend) convF32(y, x []float32, m, batch int, c *convWeights, addY boo
 		b.runConvJobs(c, c.bias, addY)
 		return
 	}
-	// Dilation d on the VDPBF16PS row list: each output row reads its k
-	// taps in place, rows d apart (the kernel skips (d−1)·in inputs after
-	// each tap's in), in the order a gathered row would hold them, so the
-	// same bits without the copy. Taps must hold whole pairs (in even).
-	if c.dotPath() && b.rowListed() && in%2 == 0 {
+	// Dilation d on the row list (AVX2 and AVX-512): each output row reads
+	// its k taps in place, rows d apart (the kernel skips (d−1)·in inputs
+	// after each tap's in), in the order a gathered row would hold them,
+	// so the same bits without the copy. On the VDPBF16PS path a tap must
+	// hold whole pairs (in even).
+	if b.rowListed() && (in%2 == 0 || !c.dotPath()) {
 		for s := 0; s < batch; s++ {
 			b.addConvJob(y[s*m*out:(s+1)*m*out], out, x[s*seg:(s+1)*seg], in, m, K)
 		}

@@ -107,6 +107,9 @@ func TestBackendConvAgainstTorchDefinition(t *testing.T) {
 		{20, 128, 7, 1, 29, 1}, // K = 896: the AVX2 level splits K
 		{24, 300, 7, 1, 17, 2}, // K = 2100, a partial panel
 		{16, 310, 7, 3, 13, 1}, // K = 2170, dilated
+		{64, 24, 7, 3, 30, 2},  // dilated, 4 panels (taps read in place)
+		{80, 310, 3, 2, 13, 1}, // dilated, K = 930 + 0: 4 panels and 1; blocks of whole taps
+		{112, 350, 7, 2, 8, 1}, // dilated, K = 2450 in blocks of 3 taps; 4, a pair, 1
 		// Few output panels and many rows: 2 threads split the rows
 		// (convRowTask), with a bias, over batches, phases and K blocks.
 		{32, 64, 3, 1, 100, 1},

@@ -16,8 +16,11 @@
 // from zero. AX BX CX SI R8 R9 the input rows, R13 the byte offset into
 // them, R10 the output pointers, R12 the byte offset of the panel in the
 // output rows, DI inputs left (a temporary between loops), R14 panels left.
-// func gemmF32x6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int, ks int, xoff int, load int)
-TEXT ·gemmF32x6RowsAVX512(SB), NOSPLIT, $0-72
+// The k inputs run in taps of tk (tk divides k): after each tap the rows'
+// input offset skips tskip more bytes (a dilated conv's taps, rows apart
+// in x, read in place); tk = k, tskip = 0 reads each row's block whole.
+// func gemmF32x6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int, ks int, xoff int, load int, tk int, tskip int)
+TEXT ·gemmF32x6RowsAVX512(SB), NOSPLIT, $8-88
 	MOVQ x+8(FP), R10
 	MOVQ 0(R10), AX
 	MOVQ 8(R10), BX
@@ -96,7 +99,10 @@ z6go:
 	MOVQ xoff+56(FP), R13
 	SHLQ $2, R13
 	MOVQ k+24(FP), DI
+	MOVQ DI, rem-8(SP)
 	LEAQ (DX)(R11*2), R15
+z6t:
+	MOVQ tk+72(FP), DI
 z6k:
 	VMOVUPS (DX), Z24
 	VMOVUPS (DX)(R11*1), Z25
@@ -137,6 +143,10 @@ z6k:
 	ADDQ $4, R13
 	DECQ DI
 	JNZ z6k
+	ADDQ tskip+80(FP), R13
+	MOVQ tk+72(FP), DI
+	SUBQ DI, rem-8(SP)
+	JNZ z6t
 	MOVQ k+24(FP), DI
 	SHLQ $6, DI
 	SUBQ DI, DX
@@ -216,6 +226,9 @@ z6go2:
 	MOVQ xoff+56(FP), R13
 	SHLQ $2, R13
 	MOVQ k+24(FP), DI
+	MOVQ DI, rem-8(SP)
+z6t2:
+	MOVQ tk+72(FP), DI
 z6k2:
 	VMOVUPS (DX), Z24
 	VMOVUPS (DX)(R11*1), Z25
@@ -241,6 +254,10 @@ z6k2:
 	ADDQ $4, R13
 	DECQ DI
 	JNZ z6k2
+	ADDQ tskip+80(FP), R13
+	MOVQ tk+72(FP), DI
+	SUBQ DI, rem-8(SP)
+	JNZ z6t2
 	MOVQ k+24(FP), DI
 	SHLQ $6, DI
 	SUBQ DI, DX
@@ -295,6 +312,9 @@ z6go1:
 	MOVQ xoff+56(FP), R13
 	SHLQ $2, R13
 	MOVQ k+24(FP), DI
+	MOVQ DI, rem-8(SP)
+z6t1:
+	MOVQ tk+72(FP), DI
 z6k1:
 	VMOVUPS (DX), Z24
 	VBROADCASTSS (AX)(R13*1), Z28
@@ -313,6 +333,10 @@ z6k1:
 	ADDQ $4, R13
 	DECQ DI
 	JNZ z6k1
+	ADDQ tskip+80(FP), R13
+	MOVQ tk+72(FP), DI
+	SUBQ DI, rem-8(SP)
+	JNZ z6t1
 	MOVQ k+24(FP), DI
 	SHLQ $6, DI
 	SUBQ DI, DX

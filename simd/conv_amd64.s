@@ -11,8 +11,8 @@
 // output pointers, R12 the byte offset of the panel in the output rows,
 // DI inputs left, R14 panels left. The k loop does two inputs per
 // iteration.
-// func gemmF32x6RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int)
-TEXT ·gemmF32x6RowsAVX2(SB), NOSPLIT, $0-48
+// func gemmF32x6RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int, tk int, tskip int)
+TEXT ·gemmF32x6RowsAVX2(SB), NOSPLIT, $8-64
 	MOVQ x+8(FP), R10
 	MOVQ 0(R10), AX
 	MOVQ 8(R10), BX
@@ -39,6 +39,9 @@ r6panel:
 	VXORPS Y11, Y11, Y11
 	XORQ R13, R13
 	MOVQ k+24(FP), DI
+	MOVQ DI, rem-8(SP)
+r6t:
+	MOVQ tk+48(FP), DI
 	SHRQ $1, DI
 	JZ r6tail
 r6k2:
@@ -87,9 +90,9 @@ r6k2:
 	DECQ DI
 	JNZ r6k2
 r6tail:
-	MOVQ k+24(FP), DI
+	MOVQ tk+48(FP), DI
 	ANDQ $1, DI
-	JZ r6store
+	JZ r6next
 	VMOVUPS 0(DX), Y12
 	VMOVUPS 32(DX), Y13
 	VBROADCASTSS 0(AX)(R13*1), Y14
@@ -111,6 +114,12 @@ r6tail:
 	VFMADD231PS Y12, Y15, Y10
 	VFMADD231PS Y13, Y15, Y11
 	ADDQ $64, DX
+	ADDQ $4, R13
+r6next:
+	ADDQ tskip+56(FP), R13
+	MOVQ tk+48(FP), DI
+	SUBQ DI, rem-8(SP)
+	JNZ r6t
 r6store:
 	MOVQ 0(R10), R11
 	VMOVUPS Y0, (R11)(R12*1)
@@ -140,8 +149,8 @@ r6store:
 // weights loaded as 32 bytes of bf16 pairs (w[i], w[8+i]): a shift left by
 // 16 gives outputs 0–7 as fp32 (Y12), a mask of the high halves outputs
 // 8–15 (Y13). Y15 holds the mask, so every broadcast goes to Y14.
-// func gemmBF16x6RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int)
-TEXT ·gemmBF16x6RowsAVX2(SB), NOSPLIT, $0-48
+// func gemmBF16x6RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int, tk int, tskip int)
+TEXT ·gemmBF16x6RowsAVX2(SB), NOSPLIT, $8-64
 	MOVQ x+8(FP), R10
 	MOVQ 0(R10), AX
 	MOVQ 8(R10), BX
@@ -171,6 +180,9 @@ b6panel:
 	VXORPS Y11, Y11, Y11
 	XORQ R13, R13
 	MOVQ k+24(FP), DI
+	MOVQ DI, rem-8(SP)
+b6t:
+	MOVQ tk+48(FP), DI
 	SHRQ $1, DI
 	JZ b6tail
 b6k2:
@@ -221,9 +233,9 @@ b6k2:
 	DECQ DI
 	JNZ b6k2
 b6tail:
-	MOVQ k+24(FP), DI
+	MOVQ tk+48(FP), DI
 	ANDQ $1, DI
-	JZ b6store
+	JZ b6next
 	VMOVDQU 0(DX), Y13
 	VPSLLD $16, Y13, Y12
 	VPAND Y15, Y13, Y13
@@ -246,6 +258,12 @@ b6tail:
 	VFMADD231PS Y12, Y14, Y10
 	VFMADD231PS Y13, Y14, Y11
 	ADDQ $32, DX
+	ADDQ $4, R13
+b6next:
+	ADDQ tskip+56(FP), R13
+	MOVQ tk+48(FP), DI
+	SUBQ DI, rem-8(SP)
+	JNZ b6t
 b6store:
 	MOVQ 0(R10), R11
 	VMOVUPS Y0, (R11)(R12*1)
@@ -277,8 +295,8 @@ b6store:
 // order, so a row's bits do not depend on which kernel ran it. AX the
 // input row, R13 the byte offset into it, DX the weights, R10 the output
 // pointer, R12 the panel's byte offset, DI inputs left, R14 panels left.
-// func gemmF32x1RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int)
-TEXT ·gemmF32x1RowsAVX2(SB), NOSPLIT, $0-48
+// func gemmF32x1RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int, tk int, tskip int)
+TEXT ·gemmF32x1RowsAVX2(SB), NOSPLIT, $8-64
 	MOVQ x+8(FP), R10
 	MOVQ 0(R10), AX
 	MOVQ y+0(FP), R10
@@ -291,6 +309,9 @@ f1panel:
 	VXORPS Y1, Y1, Y1
 	XORQ R13, R13
 	MOVQ k+24(FP), DI
+	MOVQ DI, rem-8(SP)
+f1t:
+	MOVQ tk+48(FP), DI
 f1k:
 	VBROADCASTSS 0(AX)(R13*1), Y14
 	VFMADD231PS 0(DX), Y14, Y0
@@ -299,6 +320,10 @@ f1k:
 	ADDQ $4, R13
 	DECQ DI
 	JNZ f1k
+	ADDQ tskip+56(FP), R13
+	MOVQ tk+48(FP), DI
+	SUBQ DI, rem-8(SP)
+	JNZ f1t
 	VMOVUPS Y0, (R10)(R12*1)
 	VMOVUPS Y1, 32(R10)(R12*1)
 	ADDQ $64, R12
@@ -307,8 +332,8 @@ f1k:
 	VZEROUPPER
 	RET
 
-// func gemmBF16x1RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int)
-TEXT ·gemmBF16x1RowsAVX2(SB), NOSPLIT, $0-48
+// func gemmBF16x1RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int, tk int, tskip int)
+TEXT ·gemmBF16x1RowsAVX2(SB), NOSPLIT, $8-64
 	MOVQ x+8(FP), R10
 	MOVQ 0(R10), AX
 	MOVQ y+0(FP), R10
@@ -324,6 +349,9 @@ h1panel:
 	VXORPS Y1, Y1, Y1
 	XORQ R13, R13
 	MOVQ k+24(FP), DI
+	MOVQ DI, rem-8(SP)
+h1t:
+	MOVQ tk+48(FP), DI
 h1k:
 	VMOVDQU 0(DX), Y13
 	VPSLLD $16, Y13, Y12
@@ -335,6 +363,10 @@ h1k:
 	ADDQ $4, R13
 	DECQ DI
 	JNZ h1k
+	ADDQ tskip+56(FP), R13
+	MOVQ tk+48(FP), DI
+	SUBQ DI, rem-8(SP)
+	JNZ h1t
 	VMOVUPS Y0, (R10)(R12*1)
 	VMOVUPS Y1, 32(R10)(R12*1)
 	ADDQ $64, R12

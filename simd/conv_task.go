@@ -37,10 +37,10 @@ type convTask struct {
 	// x is then rounded to bf16 into xb (same offsets), read by the kernel.
 	dot *bf16Panels
 	xb  []uint16
-	// taps, tapSkip: the VDPBF16PS row list reads each row's K in taps
-	// of K/taps inputs, each tap tapSkip inputs past the end of the one
-	// before (a dilated conv's taps read in place, rows apart in x: see
-	// convF32); taps = 1, tapSkip = 0 otherwise.
+	// taps, tapSkip: the row list reads each row's K in taps of K/taps
+	// inputs, each tap tapSkip inputs past the end of the one before (a
+	// dilated conv's taps read in place, rows apart in x: see convF32);
+	// taps = 1, tapSkip = 0 otherwise.
 	taps, tapSkip int
 
 	yp, xp         []uintptr // AVX2: each listed row's output and input
@@ -185,6 +185,9 @@ func (t *convTask) runRowsIn(lo, hi, r0, r1 int) {
 	kblk := k
 	if t.l == AVX512VNNI && t.wb == nil && t.dot == nil && !t.addY && len(t.yp) > 2 && k > convKBlock {
 		kblk, chunk = convKBlock, 4
+		if tk := k / t.taps; t.taps > 1 {
+			kblk = max(1, convKBlock/tk) * tk // whole taps
+		}
 	}
 	for pc := lo; pc < hi; pc += chunk {
 		n := min(chunk, hi-pc)
@@ -327,16 +330,30 @@ func rowChunk(l Level, k int) int {
 //
 // The fp32 and VDPBF16PS AVX-512 kernels run inputs (pairs) [kb, kb+kn)
 // of the k (accumulating onto the outputs of the earlier blocks); every
-// other kernel is called with kb = 0, kn = k. With epi, the VDPBF16PS
-// kernel adds the bias and the residual (addY) before its stores, after
-// the last block (the fused path; tileOut does it for a partial panel).
+// other kernel is called with kb = 0, kn = k. A tapped conv's blocks hold
+// whole taps, and a block's inputs start past the taps before it, each
+// tapSkip further. With epi, the VDPBF16PS kernel adds the bias and the
+// residual (addY) before its stores, after the last block (the fused
+// path; tileOut does it for a partial panel).
 func (t *convTask) rowsKernel(g int, yp, xp *uintptr, off, k, np, yoff, kb, kn int, epi bool) {
+	tk, skip, xoff := kn, 0, kb // inputs (pairs) per tap, inputs skipped after one, the block's first input
+	if t.taps > 1 {
+		tk = k / t.taps
+		if kb%tk != 0 || kn%tk != 0 {
+			panic("omni: BUG: a block of K that splits a tap")
+		}
+		skip = t.tapSkip
+		if t.dot != nil {
+			skip /= 2 // pairs
+		}
+		xoff = kb + kb/tk*skip
+	}
+	load := 0
+	if kb > 0 {
+		load = 1
+	}
 	if t.dot != nil {
 		_ = t.dot.dot[off+np*PanelRows*2*k-1]
-		load := 0
-		if kb > 0 {
-			load = 1
-		}
 		var bias unsafe.Pointer
 		add := 0
 		if epi && kb+kn == k {
@@ -348,37 +365,26 @@ func (t *convTask) rowsKernel(g int, yp, xp *uintptr, off, k, np, yoff, kb, kn i
 				add = 1
 			}
 		}
-		tk, tskip := kn, 0
-		if t.taps > 1 {
-			if kb != 0 || kn != k {
-				panic("omni: BUG: a tapped conv run in blocks of K")
-			}
-			tk, tskip = k/t.taps, 2*t.tapSkip
-		}
-		gemmBF16Dot6RowsAVX512(yp, xp, unsafe.Pointer(&t.dot.dot[off+kb*2*PanelRows]), kn, np, yoff, k, kb, load, bias, add, tk, tskip)
+		gemmBF16Dot6RowsAVX512(yp, xp, unsafe.Pointer(&t.dot.dot[off+kb*2*PanelRows]), kn, np, yoff, k, xoff, load, bias, add, tk, 4*skip)
 		return
 	}
 	if t.wb != nil {
 		_ = t.wb[off+np*PanelRows*k-1]
 		if g == 6 {
-			gemmBF16x6RowsAVX2(yp, xp, unsafe.Pointer(&t.wb[off]), k, np, yoff)
+			gemmBF16x6RowsAVX2(yp, xp, unsafe.Pointer(&t.wb[off]), k, np, yoff, tk, 4*skip)
 		} else {
-			gemmBF16x1RowsAVX2(yp, xp, unsafe.Pointer(&t.wb[off]), k, np, yoff)
+			gemmBF16x1RowsAVX2(yp, xp, unsafe.Pointer(&t.wb[off]), k, np, yoff, tk, 4*skip)
 		}
 		return
 	}
 	_ = t.w.data[off+np*PanelRows*k-1]
 	switch {
 	case g == 6 && t.l == AVX512VNNI:
-		load := 0
-		if kb > 0 {
-			load = 1
-		}
-		gemmF32x6RowsAVX512(yp, xp, unsafe.Pointer(&t.w.data[off+kb*PanelRows]), kn, np, yoff, k, kb, load)
+		gemmF32x6RowsAVX512(yp, xp, unsafe.Pointer(&t.w.data[off+kb*PanelRows]), kn, np, yoff, k, xoff, load, tk, 4*skip)
 	case g == 6:
-		gemmF32x6RowsAVX2(yp, xp, unsafe.Pointer(&t.w.data[off]), k, np, yoff)
+		gemmF32x6RowsAVX2(yp, xp, unsafe.Pointer(&t.w.data[off]), k, np, yoff, tk, 4*skip)
 	default:
-		gemmF32x1RowsAVX2(yp, xp, unsafe.Pointer(&t.w.data[off]), k, np, yoff)
+		gemmF32x1RowsAVX2(yp, xp, unsafe.Pointer(&t.w.data[off]), k, np, yoff, tk, 4*skip)
 	}
 }
 
@@ -445,8 +451,8 @@ func (b *Backend) runConvJobs(c *convWeights, bias []float32, addY bool) {
 	t.jobs = b.convJobs
 	t.dot = nil
 	t.taps, t.tapSkip = max(1, b.convTaps), b.convTapSkip
-	if t.taps > 1 && !(c.dotPath() && b.rowListed() && R == 0) {
-		panic("omni: BUG: a tapped conv off the VDPBF16PS row list")
+	if t.taps > 1 && !(b.rowListed() && R == 0) {
+		panic("omni: BUG: a tapped conv off the row list")
 	}
 	if c.dotPath() {
 		t.dot = c.bf
