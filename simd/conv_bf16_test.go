@@ -128,6 +128,7 @@ func TestBackendConvBF16(t *testing.T) {
 		{96, 32, 7, 3, 50, 2},  // dilated, in even: taps read in place (VDPBF16PS)
 		{48, 64, 7, 9, 40, 3},  // 3 panels: a pair and one; taps 9 rows apart
 		{16, 2, 3, 5, 7, 1},    // one pair per tap
+		{64, 32, 1, 1, 97, 2},  // k = 1, few panels, many rows: row blocks round their own inputs
 	}
 	tconvs := []struct{ in, out, k, s, m, batch int }{
 		{5, 3, 4, 2, 6, 1},

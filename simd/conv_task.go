@@ -284,12 +284,43 @@ func (t *convTask) addBiasRows(pc, pe, r0, r1 int) {
 type convRowTask struct {
 	t     *convTask
 	block int
+	// round: each block rounds its own rows' inputs to bf16 first (the
+	// VDPBF16PS path when every row reads only its own input: rowLocal),
+	// instead of a pass over the whole input before the conv.
+	round bool
 }
 
 // RunRange implements Task over row blocks [lo, hi).
 func (rt *convRowTask) RunRange(lo, hi int) {
 	t := rt.t
-	rt.t.runRowsIn(0, t.w.panels, lo*rt.block, min(hi*rt.block, len(t.yp)))
+	r0, r1 := lo*rt.block, min(hi*rt.block, len(t.yp))
+	if rt.round {
+		// The padding rows repeat the last row, which is in the same
+		// (last) block: a block is a multiple of 6 rows.
+		K := t.w.cols
+		for r := r0; r < min(r1, t.nlist); r++ {
+			j := &t.jobs[t.rowJob[r]]
+			a := int(t.rowIdx[r]) * j.ldx
+			toBF16(t.l, j.xb[a:a+K], j.x[a:a+K])
+		}
+	}
+	t.runRowsIn(0, t.w.panels, r0, r1)
+}
+
+// rowLocal reports whether every listed row of the VDPBF16PS path reads
+// only its own input row (K even, rows K or more apart, no taps), so
+// rounding a row block's inputs touches no other block's.
+func (t *convTask) rowLocal() bool {
+	K := t.w.cols
+	if t.dot == nil || t.taps != 1 || K%2 != 0 {
+		return false
+	}
+	for i := range t.jobs {
+		if t.jobs[i].ldx < K {
+			return false
+		}
+	}
+	return true
 }
 
 // convRowBlocks returns the row block of a row split of t over threads, or
@@ -456,7 +487,7 @@ func (b *Backend) runConvJobs(c *convWeights, bias []float32, addY bool) {
 	}
 	if c.dotPath() {
 		t.dot = c.bf
-		b.roundJobsBF16(c.bf)
+		b.layoutJobsBF16(c.bf)
 	}
 	if t.g > 1 {
 		if n := convTileLen(t.g, w); cap(t.gtiles) < n {
@@ -483,10 +514,15 @@ func (b *Backend) runConvJobs(c *convWeights, bias []float32, addY bool) {
 				chunk = max(4, chunk/4*4)
 			}
 		}
+		blk := convRowBlocks(t, chunk, th)
+		roundInBlocks := blk > 0 && t.rowLocal()
+		if t.dot != nil && !roundInBlocks {
+			b.roundJobsBF16()
+		}
 		b.pool.mu.Lock()
-		if blk := convRowBlocks(t, chunk, th); blk > 0 {
+		if blk > 0 {
 			rt := &b.convRowT
-			rt.t, rt.block = t, blk
+			rt.t, rt.block, rt.round = t, blk, roundInBlocks
 			b.pool.runDynamic(rt, (len(t.yp)+blk-1)/blk, 1)
 			rt.t = nil
 		} else {
@@ -494,6 +530,9 @@ func (b *Backend) runConvJobs(c *convWeights, bias []float32, addY bool) {
 		}
 		b.pool.mu.Unlock()
 	} else {
+		if t.dot != nil {
+			b.roundJobsBF16()
+		}
 		t.RunRange(0, w.panels)
 	}
 	for r, row := range b.convSmall {
@@ -504,10 +543,11 @@ func (b *Backend) runConvJobs(c *convWeights, bias []float32, addY bool) {
 	b.convTaps, b.convTapSkip = 0, 0
 }
 
-// roundJobsBF16 rounds each job's input rows to bf16 into b.convXB (one
-// region per job, at the job's own offsets, with the pair that pads an odd
-// K reading a zero past the last row), for the VDPBF16PS kernel.
-func (b *Backend) roundJobsBF16(p *bf16Panels) {
+// layoutJobsBF16 gives each job its region of b.convXB for its inputs
+// rounded to bf16 (at the job's own offsets, with the pair that pads an
+// odd K reading a zero past the last row), for the VDPBF16PS kernel;
+// roundJobsBF16 (or the row blocks, convRowTask) fills them.
+func (b *Backend) layoutJobsBF16(p *bf16Panels) {
 	K := p.dims.cols
 	t := &b.convT
 	total := 0
@@ -529,7 +569,11 @@ func (b *Backend) roundJobsBF16(p *bf16Panels) {
 		clear(xb[j.nx:])
 		j.xb = xb
 	}
-	// The rounding, split over the pool by blocks of 4096 values of each job.
+}
+
+// roundJobsBF16 rounds every job's inputs into its region (layoutJobsBF16),
+// split over the pool by blocks of 4096 values of each job.
+func (b *Backend) roundJobsBF16() {
 	rt := &b.roundT
 	rt.jobs, rt.l = b.convJobs, active
 	n := 0
