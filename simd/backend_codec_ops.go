@@ -71,24 +71,20 @@ func (b *Backend) convF32(y, x []float32, m, batch int, c *convWeights, addY boo
 	seg := ((k-1)*d + m) * in
 	K := k * in
 	b.convBegin(c)
-	if d == 1 {
-		for s := 0; s < batch; s++ {
-			b.addConvJob(y[s*m*out:(s+1)*m*out], out, x[s*seg:(s+1)*seg], in, m, K)
-		}
-		b.runConvJobs(c, c.bias, addY)
-		return
-	}
 	// Dilation d on the row list (AVX2 and AVX-512): each output row reads
 	// its k taps in place, rows d apart (the kernel skips (d−1)·in inputs
 	// after each tap's in), in the order a gathered row would hold them,
 	// so the same bits without the copy. On the VDPBF16PS path a tap must
-	// hold whole pairs (in even).
-	if b.rowListed() && (in%2 == 0 || !c.dotPath()) {
+	// hold whole pairs (in even). Dilation 1 is one contiguous tap.
+	if d == 1 || (b.rowListed() && (in%2 == 0 || !c.dotPath())) {
 		for s := 0; s < batch; s++ {
 			b.addConvJob(y[s*m*out:(s+1)*m*out], out, x[s*seg:(s+1)*seg], in, m, K)
 		}
-		b.convTaps, b.convTapSkip = k, (d-1)*in
-		b.runConvJobs(c, c.bias, addY)
+		taps, skip := 1, 0
+		if d > 1 {
+			taps, skip = k, (d-1)*in
+		}
+		b.runConvJobs(c, c.bias, addY, taps, skip)
 		return
 	}
 	// Dilation d: phase r's outputs t = r + d·u read rows r + d·(u+j), so
@@ -116,7 +112,7 @@ func (b *Backend) convF32(y, x []float32, m, batch int, c *convWeights, addY boo
 			b.addConvJob(ys[r*out:], d*out, g, in, mr, K)
 		}
 	}
-	b.runConvJobs(c, c.bias, addY)
+	b.runConvJobs(c, c.bias, addY, 1, 0)
 }
 
 // ConvTranspose computes a transposed convolution for batch segments of m
@@ -158,7 +154,7 @@ func (b *Backend) ConvTranspose(y, x []float32, m, batch int, w int32, carry []f
 	} else {
 		b.convBegin(c)
 		b.addConvJob(tmp, ko, x, in, batch*m, in)
-		b.runConvJobs(c, nil, false)
+		b.runConvJobs(c, nil, false, 1, 0)
 	}
 	// The overlap-add, segment by segment.
 	for s := 0; s < batch; s++ {

@@ -296,12 +296,20 @@ func (rt *convRowTask) RunRange(lo, hi int) {
 	r0, r1 := lo*rt.block, min(hi*rt.block, len(t.yp))
 	if rt.round {
 		// The padding rows repeat the last row, which is in the same
-		// (last) block: a block is a multiple of 6 rows.
+		// (last) block: a block is a multiple of 6 rows. Consecutive rows
+		// of one job are rounded in one call (with the gaps between them,
+		// which only this block's rows border).
 		K := t.w.cols
-		for r := r0; r < min(r1, t.nlist); r++ {
-			j := &t.jobs[t.rowJob[r]]
-			a := int(t.rowIdx[r]) * j.ldx
-			toBF16(t.l, j.xb[a:a+K], j.x[a:a+K])
+		for r, end := r0, min(r1, t.nlist); r < end; {
+			ji, i0 := t.rowJob[r], int(t.rowIdx[r])
+			n := 1
+			for r+n < end && t.rowJob[r+n] == ji && int(t.rowIdx[r+n]) == i0+n {
+				n++
+			}
+			j := &t.jobs[ji]
+			a, e := i0*j.ldx, (i0+n-1)*j.ldx+K
+			toBF16(t.l, j.xb[a:e], j.x[a:e])
+			r += n
 		}
 	}
 	t.runRowsIn(0, t.w.panels, r0, r1)
@@ -457,7 +465,10 @@ func (b *Backend) convBegin(c *convWeights) {
 // into one packed job (input rows K apart, zero rows up to a whole group),
 // computed into a scratch, and copied to their places, so they fill groups
 // instead of padding one each. Each row's sum is the same either way.
-func (b *Backend) runConvJobs(c *convWeights, bias []float32, addY bool) {
+// taps > 1 (the row list only): each row's K is read in taps of K/taps
+// inputs, each tapSkip inputs past the end of the one before (convF32's
+// dilated convs); taps = 1, tapSkip = 0 otherwise.
+func (b *Backend) runConvJobs(c *convWeights, bias []float32, addY bool, taps, tapSkip int) {
 	t := &b.convT
 	w, wb := c.gemmWeights()
 	t.l, t.w, t.wb, t.bias, t.addY = active, w, wb, bias, addY
@@ -481,7 +492,7 @@ func (b *Backend) runConvJobs(c *convWeights, bias []float32, addY bool) {
 	}
 	t.jobs = b.convJobs
 	t.dot = nil
-	t.taps, t.tapSkip = max(1, b.convTaps), b.convTapSkip
+	t.taps, t.tapSkip = taps, tapSkip
 	if t.taps > 1 && !(b.rowListed() && R == 0) {
 		panic("omni: BUG: a tapped conv off the row list")
 	}
@@ -540,7 +551,6 @@ func (b *Backend) runConvJobs(c *convWeights, bias []float32, addY bool) {
 	}
 	b.convSmall = b.convSmall[:0]
 	t.w, t.wb, t.jobs, t.bias, t.kern, t.dot, t.addY = nil, nil, nil, nil, nil, nil, false
-	b.convTaps, b.convTapSkip = 0, 0
 }
 
 // layoutJobsBF16 gives each job its region of b.convXB for its inputs
