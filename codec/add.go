@@ -18,6 +18,24 @@ type ConvAddBackend interface {
 	ConvAdd(y, x []float32, m, batch int, w int32) error
 }
 
+// ResUnitBackend is an optional Backend operation the decoder uses for a
+// vocoder residual unit when its backend offers it (simd.Backend does): in
+// one call, with the bits of the calls it replaces, on batch segments of m
+// rows of ch channels in place,
+//
+//	cat = hist ‖ Snake(x, snake1)   (per segment: H history rows, then m)
+//	x  += Conv(Snake(Conv(cat, conv1), snake2), conv2)
+//	hist = the last H rows of cat
+//
+// where H = (kernel−1)·dilation of conv1 and conv2 has kernel 1. A backend
+// can then keep each stretch of rows in cache through all four steps. It
+// reports false, changing nothing, when it would gain nothing on these
+// weights (another precision, too few rows), and the decoder makes the
+// calls itself.
+type ResUnitBackend interface {
+	ResUnit(x, hist []float32, m, batch int, snake1, conv1, snake2, conv2 int32) (bool, error)
+}
+
 // addInto adds src to dst (equal lengths) on add when it is not nil, else
 // here.
 func addInto(add AddBackend, dst, src []float32) error {

@@ -385,6 +385,23 @@ func (m *Model) convNeXt(x []float32, rows int, u *upW, streams []*Stream, j int
 func (m *Model) resUnit(x []float32, rows, ch int, r *resW, streams []*Stream, i, u int) error {
 	be := m.b
 	R := len(streams) * rows
+	if m.resUnitB != nil {
+		H := 6 * dilation(u) * ch
+		hist := m.scratch.buf(sT1, len(streams)*H)
+		for b, s := range streams {
+			copy(hist[b*H:(b+1)*H], s.resTail[i][u])
+		}
+		fused, err := m.resUnitB.ResUnit(x, hist, rows, len(streams), r.snake1, r.conv1, r.snake2, r.conv2)
+		if err != nil {
+			return err
+		}
+		if fused {
+			for b, s := range streams {
+				copy(s.resTail[i][u], hist[b*H:(b+1)*H])
+			}
+			return nil
+		}
+	}
 	t := m.scratch.buf(sT1, R*ch)
 	y := m.scratch.buf(sT2, R*ch)
 	if err := m.causalConvSnake(y, x, rows, ch, 6*dilation(u), r.conv1, true, r.snake1, streams, func(s *Stream) []float32 { return s.resTail[i][u] }); err != nil {

@@ -34,6 +34,7 @@ type Model struct {
 	hook       func(Stage)
 	add        AddBackend     // the backend's residual add, or nil
 	convAdd    ConvAddBackend // the backend's conv with a residual add, or nil
+	resUnitB   ResUnitBackend // the backend's residual unit in one call, or nil
 	closed     bool
 }
 
@@ -150,6 +151,7 @@ func build(cfg Config, get weightSet, b Backend, precision string, hollow bool) 
 	m := &Model{cfg: cfg, b: b, precision: spec.String(), spf: cfg.SamplesPerFrame()}
 	m.add, _ = b.(AddBackend)
 	m.convAdd, _ = b.(ConvAddBackend)
+	m.resUnitB, _ = b.(ResUnitBackend)
 	defer func() {
 		if err != nil {
 			m.Close()

@@ -54,6 +54,11 @@ type Backend struct {
 	attnWin    []float32 // WindowAttention's per-head rotated q and scores
 	winT       winAttnTask
 	winRope    winRopeTable // WindowAttention's cos and sin of the last call's positions
+	resT       resUnitTask  // ResUnit's call (backend_res_unit.go)
+	resHalo    []uint16     // ResUnit: each tile's history rows, bf16
+	resHist    []float32    // ResUnit: each segment's new history
+	resSlots   []resSlot    // ResUnit: per-thread scratch
+	resTile    int          // ResUnit's rows per tile; 0: by channels (tests set it)
 
 	wc     cacheState       // the prepared-weights cache's recording or replay (prepared.go)
 	prep   []float32        // NewMatrix's rotated copy of the weights (prepare_parallel.go)

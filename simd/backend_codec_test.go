@@ -771,6 +771,21 @@ func TestBackendCodecOpsAllocateNothing(t *testing.T) {
 				func() error { return b.ConvTranspose(yt, x[:m*in], m, 1, ht, carry) })
 		}
 		hs, _ := b.NewSnake(in, randVec(r, in, 0.3), randVec(r, in, 0.3))
+		// A residual unit in one call, in tiles of 12 rows (fused on the
+		// VDPBF16PS path, declined elsewhere).
+		b.SetResUnitTile(12)
+		for _, prec := range []string{"fp32", "bf16"} {
+			h1, err := b.NewConv(in, in, 7, 3, randVec(r, in*in*7, 0.1), randVec(r, in, 1), prec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h2, err := b.NewConv(in, in, 1, 1, randVec(r, in*in, 0.1), nil, prec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			xu, hist := randVec(r, 2*100*in, 1), randVec(r, 2*18*in, 1)
+			calls = append(calls, func() error { _, err := b.ResUnit(xu, hist, 100, 2, hs, h1, hs, h2); return err })
+		}
 		xs := randVec(r, 400*in, 1)
 		xa := randVec(r, 400*in, 1e-3)
 		calls = append(calls, func() error { return b.Snake(xs, xs, 400, hs) },
