@@ -32,13 +32,14 @@ type Backend struct {
 	convT    convTask
 	convRowT convRowTask // convT's rows split over the pool (few output panels)
 	convJobs []convJob
-	convPad  []float32  // the jobs' padded leftover rows
-	convX    []float32  // dilated convs' gathered phases
-	convXB   []uint16   // the VDPBF16PS path: conv inputs rounded to bf16
-	convSum  []float32  // ConvAdd off the fused path: the conv before the add
-	roundT   roundTask  // the VDPBF16PS path: the rounding split over the pool
-	convTmp  []float32  // transposed convs' GEMM output and overlap-add
-	convQ8In []*Q8Input // int8 convs' quantized input rows, one per width
+	convPad  []float32   // the jobs' padded leftover rows
+	convX    []float32   // dilated convs' gathered phases
+	convXB   []uint16    // the VDPBF16PS path: conv inputs rounded to bf16
+	convSum  []float32   // ConvAdd off the fused path: the conv before the add
+	roundT   roundTask   // the VDPBF16PS path: the rounding split over the pool
+	convTmp  []float32   // transposed convs' GEMM output and new carry
+	overlapT overlapTask // transposed convs' overlap-add split over the pool
+	convQ8In []*Q8Input  // int8 convs' quantized input rows, one per width
 	// grouped (AVX-512) convs: small jobs' rows, packed, and their outputs
 	convSmall  []convSmallRow
 	convSmallX []float32

@@ -142,8 +142,7 @@ func (b *Backend) ConvTranspose(y, x []float32, m, batch int, w int32, carry []f
 	}
 	// The GEMM: tmp[t][j·out+o] = Σ_i x[t][i]·w[i][o][j], all segments.
 	ko := k * out
-	accLen := (m*st)*out + tail
-	need := batch*m*ko + accLen
+	need := batch*m*ko + batch*tail
 	if cap(b.convTmp) < need {
 		b.convTmp = make([]float32, need)
 	}
@@ -156,23 +155,7 @@ func (b *Backend) ConvTranspose(y, x []float32, m, batch int, w int32, carry []f
 		b.addConvJob(tmp, ko, x, in, batch*m, in)
 		b.runConvJobs(c, nil, false, 1, 0)
 	}
-	// The overlap-add, segment by segment.
-	for s := 0; s < batch; s++ {
-		cs := carry[s*tail : (s+1)*tail]
-		copy(acc, cs)
-		clear(acc[tail:])
-		for t := 0; t < m; t++ {
-			Add(acc[t*st*out:t*st*out+ko], tmp[(s*m+t)*ko:(s*m+t+1)*ko])
-		}
-		ys := y[s*m*st*out : (s+1)*m*st*out]
-		copy(ys, acc[:m*st*out])
-		copy(cs, acc[m*st*out:])
-	}
-	if c.bias != nil {
-		for r := 0; r < batch*m*st; r++ {
-			Add(y[r*out:(r+1)*out], c.bias)
-		}
-	}
+	b.overlapAdd(y, tmp, acc[:batch*tail], carry, c, m, batch)
 	return nil
 }
 

@@ -324,7 +324,8 @@ func TestBackendConvTransposeAgainstTorchDefinition(t *testing.T) {
 		{19, 16, 10, 5, 3, 1},
 		{32, 40, 8, 4, 7, 3},
 		{13, 9, 6, 3, 20, 1},
-		{8, 5, 5, 2, 9, 2}, // kernel not a multiple of the stride
+		{8, 5, 5, 2, 9, 2},     // kernel not a multiple of the stride
+		{24, 48, 6, 3, 150, 2}, // enough rows for the overlap-add's split over the pool
 	}
 	eachLevel(t, func(t *testing.T) {
 		for _, threads := range []int{1, 2} {
