@@ -36,6 +36,17 @@ type ResUnitBackend interface {
 	ResUnit(x, hist []float32, m, batch int, snake1, conv1, snake2, conv2 int32) (bool, error)
 }
 
+// SnakeConvTransposeBackend is an optional Backend operation the decoder
+// uses for the start of a vocoder block when its backend offers it
+// (simd.Backend does): ConvTranspose(y, Snake(x, snake), m, batch, w,
+// carry) in one call, with the bits of the two, so a backend can keep
+// each stretch of rows in cache from the activation to the overlap-add.
+// It reports false, changing nothing, when it would gain nothing on these
+// weights, and the decoder makes the calls itself.
+type SnakeConvTransposeBackend interface {
+	SnakeConvTranspose(y, x []float32, m, batch int, snake, w int32, carry []float32) (bool, error)
+}
+
 // addInto adds src to dst (equal lengths) on add when it is not nil, else
 // here.
 func addInto(add AddBackend, dst, src []float32) error {

@@ -259,16 +259,12 @@ func (m *Model) decode(streams []*Stream, codes [][][Codebooks]int32, pcm [][]fl
 	for i, st := range c.UpsampleRates {
 		in, out := c.blockDims(i)
 		bw := &m.blocks[i]
-		t := sc.buf(sT1, B*rows*in)
-		if err := be.Snake(t, x, B*rows, bw.snake); err != nil {
-			return err
-		}
 		carry := sc.buf(sCarry, B*st*out)
 		for b, s := range streams {
 			copy(carry[b*st*out:], s.blkCarry[i])
 		}
 		y = sc.buf(sY, B*rows*st*out)
-		if err := be.ConvTranspose(y, t, rows, B, bw.tconv, carry); err != nil {
+		if err := m.snakeConvT(y, x, rows, in, B, bw, carry); err != nil {
 			return err
 		}
 		for b, s := range streams {
@@ -297,6 +293,23 @@ func (m *Model) decode(streams []*Stream, codes [][][Codebooks]int32, pcm [][]fl
 	}
 	m.stage(StageOut)
 	return nil
+}
+
+// snakeConvT runs a vocoder block's Snake and transposed conv on x
+// (batch segments of rows rows of in channels) into y: in one call when
+// the backend fuses them, else as the two.
+func (m *Model) snakeConvT(y, x []float32, rows, in, B int, bw *blockW, carry []float32) error {
+	if m.snakeConvTB != nil {
+		fused, err := m.snakeConvTB.SnakeConvTranspose(y, x, rows, B, bw.snake, bw.tconv, carry)
+		if err != nil || fused {
+			return err
+		}
+	}
+	t := m.scratch.buf(sT1, B*rows*in)
+	if err := m.b.Snake(t, x, B*rows, bw.snake); err != nil {
+		return err
+	}
+	return m.b.ConvTranspose(y, t, rows, B, bw.tconv, carry)
 }
 
 // swap exchanges the running and next activation slots and returns the new

@@ -27,15 +27,16 @@ type Model struct {
 	blocks              []blockW
 	snakeOut, convOut   int32
 
-	handles    []int32 // every handle above, for Close
-	scratch    scratch
-	passFrames int    // stream-frames per graph pass (0: DefaultPassFrames)
-	passHook   func() // called before each graph pass (SetPassHook)
-	hook       func(Stage)
-	add        AddBackend     // the backend's residual add, or nil
-	convAdd    ConvAddBackend // the backend's conv with a residual add, or nil
-	resUnitB   ResUnitBackend // the backend's residual unit in one call, or nil
-	closed     bool
+	handles     []int32 // every handle above, for Close
+	scratch     scratch
+	passFrames  int    // stream-frames per graph pass (0: DefaultPassFrames)
+	passHook    func() // called before each graph pass (SetPassHook)
+	hook        func(Stage)
+	add         AddBackend                // the backend's residual add, or nil
+	convAdd     ConvAddBackend            // the backend's conv with a residual add, or nil
+	resUnitB    ResUnitBackend            // the backend's residual unit in one call, or nil
+	snakeConvTB SnakeConvTransposeBackend // the backend's Snake and transposed conv in one call, or nil
+	closed      bool
 }
 
 type layerW struct {
@@ -152,6 +153,7 @@ func build(cfg Config, get weightSet, b Backend, precision string, hollow bool) 
 	m.add, _ = b.(AddBackend)
 	m.convAdd, _ = b.(ConvAddBackend)
 	m.resUnitB, _ = b.(ResUnitBackend)
+	m.snakeConvTB, _ = b.(SnakeConvTransposeBackend)
 	defer func() {
 		if err != nil {
 			m.Close()

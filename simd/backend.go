@@ -54,12 +54,14 @@ type Backend struct {
 	lnT        rowOpTask // LayerNorm's and Scale's rows split over the pool
 	attnWin    []float32 // WindowAttention's per-head rotated q and scores
 	winT       winAttnTask
-	winRope    winRopeTable // WindowAttention's cos and sin of the last call's positions
-	resT       resUnitTask  // ResUnit's call (backend_res_unit.go)
-	resHalo    []uint16     // ResUnit: each tile's history rows, bf16
-	resHist    []float32    // ResUnit: each segment's new history
-	resSlots   []resSlot    // ResUnit: per-thread scratch
-	resTile    int          // ResUnit's rows per tile; 0: by channels (tests set it)
+	winRope    winRopeTable   // WindowAttention's cos and sin of the last call's positions
+	resT       resUnitTask    // ResUnit's call (backend_res_unit.go)
+	resHalo    []uint16       // ResUnit: each tile's history rows, bf16
+	resHist    []float32      // ResUnit: each segment's new history
+	slots      []tileSlot     // the tiled ops' per-thread scratch (tile_slots.go)
+	tileRows   int            // the tiled ops' rows per tile; 0: by their bytes (SetTileRows)
+	snakeConvT snakeConvTTask // SnakeConvTranspose's call (backend_snake_convt.go)
+	convTNext  []float32      // SnakeConvTranspose: each segment's new carry
 
 	wc     cacheState       // the prepared-weights cache's recording or replay (prepared.go)
 	prep   []float32        // NewMatrix's rotated copy of the weights (prepare_parallel.go)

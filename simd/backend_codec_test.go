@@ -772,9 +772,10 @@ func TestBackendCodecOpsAllocateNothing(t *testing.T) {
 				func() error { return b.ConvTranspose(yt, x[:m*in], m, 1, ht, carry) })
 		}
 		hs, _ := b.NewSnake(in, randVec(r, in, 0.3), randVec(r, in, 0.3))
-		// A residual unit in one call, in tiles of 12 rows (fused on the
-		// VDPBF16PS path, declined elsewhere).
-		b.SetResUnitTile(12)
+		// A residual unit and a block's Snake and transposed conv in one
+		// call each, in tiles of 12 rows (fused on the VDPBF16PS path,
+		// declined elsewhere).
+		b.SetTileRows(12)
 		for _, prec := range []string{"fp32", "bf16"} {
 			h1, err := b.NewConv(in, in, 7, 3, randVec(r, in*in*7, 0.1), randVec(r, in, 1), prec)
 			if err != nil {
@@ -786,6 +787,12 @@ func TestBackendCodecOpsAllocateNothing(t *testing.T) {
 			}
 			xu, hist := randVec(r, 2*100*in, 1), randVec(r, 2*18*in, 1)
 			calls = append(calls, func() error { _, err := b.ResUnit(xu, hist, 100, 2, hs, h1, hs, h2); return err })
+			ht, err := b.NewConvTranspose(in, 16, 6, 3, randVec(r, in*16*6, 0.1), randVec(r, 16, 1), prec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			yt, ct := make([]float32, 2*100*3*16), make([]float32, 2*3*16)
+			calls = append(calls, func() error { _, err := b.SnakeConvTranspose(yt, xu, 100, 2, hs, ht, ct); return err })
 		}
 		xs := randVec(r, 400*in, 1)
 		xa := randVec(r, 400*in, 1e-3)

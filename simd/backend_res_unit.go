@@ -2,7 +2,6 @@ package simd
 
 import (
 	"fmt"
-	"sync/atomic"
 	"unsafe"
 )
 
@@ -76,15 +75,15 @@ func (b *Backend) resUnitArgs(x, hist []float32, m, batch int, snake1, conv1, sn
 	}
 	t := &b.resT
 	*t = resUnitTask{l: active, x: x, hist: hist, m: m, batch: batch, ch: ch, H: H,
-		s1: s1, c1: c1, s2: s2, c2: c2, T: resTileRows(ch, b.resTile)}
+		s1: s1, c1: c1, s2: s2, c2: c2, T: resTileRows(ch, b.tileRows)}
 	return t, nil
 }
 
-// SetResUnitTile makes ResUnit cut its rows into tiles of rows rows (a
-// multiple of 6 runs no padding rows); rows ≤ 0 restores the default, about
-// resTileValues values a tile. Tests use small tiles to put tile edges
-// everywhere; the bits do not depend on it.
-func (b *Backend) SetResUnitTile(rows int) { b.resTile = max(rows, 0) }
+// SetTileRows makes the tiled codec ops (ResUnit, SnakeConvTranspose) cut
+// their rows into tiles of rows rows; rows ≤ 0 restores their defaults (by
+// the tile's bytes). Tests use small tiles to put tile edges everywhere;
+// the bits do not depend on it.
+func (b *Backend) SetTileRows(rows int) { b.tileRows = max(rows, 0) }
 
 // resTileValues is the values of a tile's activation (96 KB of fp32): with
 // its history rows, its bf16 copies and the weights it stays in L2.
@@ -114,15 +113,10 @@ type resUnitTask struct {
 	halos   bool      // the pass running: halos, else tiles
 	halo    []uint16  // each tile's H rows of cat, rounded to bf16
 	newHist []float32 // each segment's last H rows of cat
-	slots   []resSlot // per-thread scratch, claimed by RunRange
-}
-
-// resSlot is one thread's scratch for ResUnit's passes.
-type resSlot struct {
-	busy   atomic.Bool
-	f      []float32 // Snake₁ of the tile's rows, then Conv₁'s outputs
-	xb, tb []uint16  // Conv₁'s input (history then rows) and Conv₂'s, bf16
-	yp, xp []uintptr // the kernel's row lists
+	// per-thread scratch, claimed by RunRange: f holds Snake₁ of the
+	// tile's rows, then Conv₁'s outputs; xb Conv₁'s input (history then
+	// rows) and tb Conv₂'s, in bf16
+	slots []tileSlot
 }
 
 // fusable reports whether the unit runs fused at the active level.
@@ -149,37 +143,12 @@ func (b *Backend) runResUnit(u *resUnitTask, threads int) {
 	b.resHalo = resized(b.resHalo, tiles*H*ch)
 	b.resHist = resized(b.resHist, u.batch*H*ch)
 	u.halo, u.newHist = b.resHalo, b.resHist
-	// A slot per thread the pool has (SetActive may raise the count
-	// between here and the pool's run).
-	slots := threads
-	if b.pool != nil {
-		slots = max(slots, b.pool.Threads())
-	}
-	if len(b.resSlots) < slots {
-		b.resSlots = make([]resSlot, slots)
-	}
 	rowsMax := (T + 5) / 6 * 6
-	for i := range b.resSlots[:slots] {
-		s := &b.resSlots[i]
-		s.f = resized(s.f, max(T, H)*ch)
-		s.xb = resized(s.xb, (H+T)*ch)
-		s.tb = resized(s.tb, T*ch)
-		s.yp, s.xp = resized(s.yp, rowsMax), resized(s.xp, rowsMax)
-	}
-	u.slots = b.resSlots[:slots]
-	if b.pool != nil && threads > 1 {
-		b.pool.mu.Lock()
-		u.halos = true
-		b.pool.runDynamic(u, tiles+u.batch, 1)
-		u.halos = false
-		b.pool.runDynamic(u, tiles, 1)
-		b.pool.mu.Unlock()
-	} else {
-		u.halos = true
-		u.RunRange(0, tiles+u.batch)
-		u.halos = false
-		u.RunRange(0, tiles)
-	}
+	u.slots = b.tileSlots(max(T, H)*ch, (H+T)*ch, T*ch, rowsMax)
+	u.halos = true
+	b.runTiles(u, tiles+u.batch, threads)
+	u.halos = false
+	b.runTiles(u, tiles, threads)
 	copy(u.hist, u.newHist)
 	*u = resUnitTask{}
 }
@@ -187,7 +156,7 @@ func (b *Backend) runResUnit(u *resUnitTask, threads int) {
 // RunRange implements Task: halos or tiles [lo, hi), on a scratch slot no
 // other thread holds.
 func (u *resUnitTask) RunRange(lo, hi int) {
-	s := u.claim()
+	s := claimSlot(u.slots)
 	defer s.busy.Store(false)
 	for i := lo; i < hi; i++ {
 		if u.halos {
@@ -196,17 +165,6 @@ func (u *resUnitTask) RunRange(lo, hi int) {
 			u.tile(s, i)
 		}
 	}
-}
-
-// claim returns a free scratch slot and marks it busy. The pool runs at
-// most as many RunRange calls at once as it has threads, one slot each.
-func (u *resUnitTask) claim() *resSlot {
-	for i := range u.slots {
-		if u.slots[i].busy.CompareAndSwap(false, true) {
-			return &u.slots[i]
-		}
-	}
-	panic("omni: BUG: more ResUnit ranges at once than scratch slots")
 }
 
 // catRows writes rows [r0, r1) of segment seg's cat (hist ‖ Snake₁(x)) to
@@ -225,7 +183,7 @@ func (u *resUnitTask) catRows(dst []float32, seg, r0, r1 int) {
 
 // haloUnit runs unit i of the halo pass: tile i's H rows of cat before its
 // own (rounded to bf16), or, past the tiles, segment i−tiles's new history.
-func (u *resUnitTask) haloUnit(s *resSlot, i int) {
+func (u *resUnitTask) haloUnit(s *tileSlot, i int) {
 	ch, H := u.ch, u.H
 	per := u.tilesPer()
 	if tiles := u.batch * per; i >= tiles {
@@ -241,7 +199,7 @@ func (u *resUnitTask) haloUnit(s *resSlot, i int) {
 
 // tile runs the unit on tile i: Snake₁ of its rows behind its halo, Conv₁,
 // Snake₂, then Conv₂ added to its rows of x.
-func (u *resUnitTask) tile(s *resSlot, i int) {
+func (u *resUnitTask) tile(s *tileSlot, i int) {
 	ch, H := u.ch, u.H
 	per := u.tilesPer()
 	seg, a := i/per, i%per*u.T
@@ -259,7 +217,7 @@ func (u *resUnitTask) tile(s *resSlot, i int) {
 		xp[r] = uintptr(unsafe.Pointer(&s.xb[rr*ch]))
 	}
 	c1 := u.c1
-	resConvRows(u.l, yp, xp, c1, c1.kernel, (c1.dilation-1)*ch, false)
+	dotRows(u.l, yp, xp, c1.bf, c1.bias, c1.kernel, (c1.dilation-1)*ch, false)
 	snakeRows(u.l, f, f, n, u.s2.a, u.s2.inv)
 	toBF16(u.l, s.tb[:n*ch], f)
 	x := u.x[(seg*u.m+a)*ch:]
@@ -268,26 +226,26 @@ func (u *resUnitTask) tile(s *resSlot, i int) {
 		yp[r] = uintptr(unsafe.Pointer(&x[rr*ch]))
 		xp[r] = uintptr(unsafe.Pointer(&s.tb[rr*ch]))
 	}
-	resConvRows(u.l, yp, xp, u.c2, 1, 0, true)
+	dotRows(u.l, yp, xp, u.c2.bf, u.c2.bias, 1, 0, true)
 }
 
-// resConvRows runs the VDPBF16PS row kernel of conv c (bias added) over the
-// listed rows (a multiple of 6), reading each row's K in taps of K/taps
-// inputs skip inputs apart, adding to the outputs when add: a chunk of
-// panels through every row group at a time, as the conv's own row list.
-func resConvRows(l Level, yp, xp []uintptr, c *convWeights, taps, skip int, add bool) {
-	p := c.bf
+// dotRows runs the VDPBF16PS row kernel of weights p (bias added when not
+// nil) over the listed rows (a multiple of 6), reading each row's K in taps
+// of K/taps inputs skip inputs apart, adding to the outputs when add: a
+// chunk of panels through every row group at a time, as a conv's own row
+// list does.
+func dotRows(l Level, yp, xp []uintptr, p *bf16Panels, bias []float32, taps, skip int, add bool) {
 	kp := p.kp
 	tk := kp / taps
-	var bias unsafe.Pointer
-	if c.bias != nil {
-		bias = unsafe.Pointer(&c.bias[0])
+	var bp unsafe.Pointer
+	if bias != nil {
+		bp = unsafe.Pointer(&bias[0])
 	}
 	ad := 0
 	if add {
 		ad = 1
 	}
-	panels := c.out / PanelRows
+	panels := p.dims.rows / PanelRows
 	chunk := rowChunk(l, p.dims.cols)
 	pb := PanelRows * 2 * kp
 	_ = p.dot[panels*pb-1]
@@ -295,7 +253,7 @@ func resConvRows(l Level, yp, xp []uintptr, c *convWeights, taps, skip int, add 
 		np := min(chunk, panels-pc)
 		w := unsafe.Pointer(&p.dot[pc*pb])
 		for g := 0; g < len(yp); g += 6 {
-			gemmBF16Dot6RowsAVX512(&yp[g], &xp[g], w, kp, np, 4*pc*PanelRows, kp, 0, 0, bias, ad, tk, 4*(skip/2))
+			gemmBF16Dot6RowsAVX512(&yp[g], &xp[g], w, kp, np, 4*pc*PanelRows, kp, 0, 0, bp, ad, tk, 4*(skip/2))
 		}
 	}
 }

@@ -80,10 +80,10 @@ func TestBackendResUnit(t *testing.T) {
 					want, wantHist := slices.Clone(x0), slices.Clone(hist0)
 					resUnitComposed(t, b, want, wantHist, c.m, c.batch, ch, H, s1, c1, s2, c2)
 
-					b.SetResUnitTile(c.tile)
+					b.SetTileRows(c.tile)
 					x, hist := slices.Clone(x0), slices.Clone(hist0)
 					fused, err := b.ResUnit(x, hist, c.m, c.batch, s1, c1, s2, c2)
-					b.SetResUnitTile(0)
+					b.SetTileRows(0)
 					if err != nil {
 						t.Fatal(err)
 					}
