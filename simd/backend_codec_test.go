@@ -102,6 +102,7 @@ func TestBackendConvAgainstTorchDefinition(t *testing.T) {
 		{33, 19, 7, 9, 11, 3},
 		{40, 24, 3, 2, 1, 2},
 		{1, 96, 7, 1, 37, 1},
+		{1, 96, 7, 1, 150, 2}, // one output, rows split over threads with a tile each
 		{96, 96, 1, 1, 23, 2},
 		{112, 24, 7, 1, 17, 2}, // 7 panels: 4, a pair, 1
 		{20, 128, 7, 1, 29, 1}, // K = 896: the AVX2 level splits K

@@ -129,6 +129,8 @@ func TestBackendConvBF16(t *testing.T) {
 		{48, 64, 7, 9, 40, 3},  // 3 panels: a pair and one; taps 9 rows apart
 		{16, 2, 3, 5, 7, 1},    // one pair per tap
 		{64, 32, 1, 1, 97, 2},  // k = 1, few panels, many rows: row blocks round their own inputs
+		{1, 96, 7, 1, 200, 2},  // one output (the codec's last conv): a partial panel, rows split over threads
+		{17, 32, 3, 1, 60, 2},  // a panel and a partial one, rows split
 	}
 	tconvs := []struct{ in, out, k, s, m, batch int }{
 		{5, 3, 4, 2, 6, 1},

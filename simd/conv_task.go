@@ -1,6 +1,9 @@
 package simd
 
-import "unsafe"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 // convJob is one strided GEMM of a conv call: rows i < m of x (stride ldx)
 // into y (stride ldy), with its own pad for the rows left over.
@@ -43,12 +46,29 @@ type convTask struct {
 	// taps = 1, tapSkip = 0 otherwise.
 	taps, tapSkip int
 
-	yp, xp         []uintptr // AVX2: each listed row's output and input
-	nlist          int       // listed rows before the padding to a multiple of 6
-	rowJob, rowIdx []int32   // AVX2: each listed row's job and row in it
-	tile           [6 * PanelRows]float32
-	gtiles         []float32  // grouped kernel: a tile per panel (convGemmGroups)
-	tp             [6]uintptr // rows of tile
+	yp, xp         []uintptr   // AVX2: each listed row's output and input
+	nlist          int         // listed rows before the padding to a multiple of 6
+	rowJob, rowIdx []int32     // AVX2: each listed row's job and row in it
+	pt             panelTile   // the partial panel's tile of a panel split
+	rowTiles       []panelTile // a row split's: one per thread, claimed
+	gtiles         []float32   // grouped kernel: a tile per panel (convGemmGroups)
+}
+
+// panelTile holds a partial panel's outputs of 6 rows (the kernel writes
+// whole panels), for tileOut to copy the real columns out; busy marks a
+// row split's tile taken by a thread.
+type panelTile struct {
+	busy atomic.Bool
+	tile [6 * PanelRows]float32
+	tp   [6]uintptr // rows of tile
+}
+
+// rows returns the row pointers of the tile, set.
+func (pt *panelTile) rows() *uintptr {
+	for r := range pt.tp {
+		pt.tp[r] = uintptr(unsafe.Pointer(&pt.tile[r*PanelRows]))
+	}
+	return &pt.tp[0]
 }
 
 // RunRange implements Task over panels [lo, hi): a chunk of panels at a
@@ -146,9 +166,6 @@ func (t *convTask) listRows() {
 		t.yp[r], t.xp[r], t.rowJob[r], t.rowIdx[r] = t.yp[total-1], t.xp[total-1], t.rowJob[total-1], t.rowIdx[total-1]
 	}
 	t.nlist = total
-	for r := range t.tp {
-		t.tp[r] = uintptr(unsafe.Pointer(&t.tile[r*PanelRows]))
-	}
 }
 
 // resized returns s with length n, reusing its array when it holds n.
@@ -164,12 +181,12 @@ func resized[T any](s []T, n int) []T {
 // it writes the same values to the same place in the same call. The last,
 // partial panel (rows not a multiple of 16) goes through the tile; only the
 // thread given that panel touches it.
-func (t *convTask) runRows(lo, hi int) { t.runRowsIn(lo, hi, 0, len(t.yp)) }
+func (t *convTask) runRows(lo, hi int) { t.runRowsIn(lo, hi, 0, len(t.yp), &t.pt) }
 
 // runRowsIn is runRows for the listed rows [r0, r1) only (r0 a multiple of
-// 6, r1 one too or the list's end), adding the bias to those rows only;
-// rows split this way must not meet a partial panel (its tile is shared).
-func (t *convTask) runRowsIn(lo, hi, r0, r1 int) {
+// 6, r1 one too or the list's end), adding the bias to those rows only, a
+// partial panel going through pt (a thread's own when rows are split).
+func (t *convTask) runRowsIn(lo, hi, r0, r1 int, pt *panelTile) {
 	w := t.w
 	k := w.cols
 	pb := PanelRows * k
@@ -208,14 +225,15 @@ func (t *convTask) runRowsIn(lo, hi, r0, r1 int) {
 				if r1-g0 < 6 && t.dot == nil {
 					g = 1
 				}
+				tp := pt.rows()
 				for kb := 0; kb < k; kb += kblk {
-					t.rowsKernel(g, &t.tp[0], &t.xp[g0], p*pb, k, 1, 0, kb, min(kblk, k-kb), false)
+					t.rowsKernel(g, tp, &t.xp[g0], p*pb, k, 1, 0, kb, min(kblk, k-kb), false)
 				}
 				nr := w.rows - p*PanelRows
 				for r := 0; r < g && g0+r < t.nlist; r++ {
 					j := &t.jobs[t.rowJob[g0+r]]
 					i := int(t.rowIdx[g0+r])
-					t.tileOut(j.y[i*j.ldy+p*PanelRows:][:nr], t.tile[r*PanelRows:][:nr], p*PanelRows)
+					t.tileOut(j.y[i*j.ldy+p*PanelRows:][:nr], pt.tile[r*PanelRows:][:nr], p*PanelRows)
 				}
 				g0 += g
 			}
@@ -312,7 +330,24 @@ func (rt *convRowTask) RunRange(lo, hi int) {
 			r += n
 		}
 	}
-	t.runRowsIn(0, t.w.panels, r0, r1)
+	pt := &t.pt
+	if t.w.rows%PanelRows != 0 {
+		pt = claimPanelTile(t.rowTiles)
+		defer pt.busy.Store(false)
+	}
+	t.runRowsIn(0, t.w.panels, r0, r1, pt)
+}
+
+// claimPanelTile returns a free tile of tiles and marks it busy: the pool
+// runs at most as many RunRange calls at once as it has threads, one tile
+// each.
+func claimPanelTile(tiles []panelTile) *panelTile {
+	for i := range tiles {
+		if tiles[i].busy.CompareAndSwap(false, true) {
+			return &tiles[i]
+		}
+	}
+	panic("omni: BUG: more row blocks at once than partial-panel tiles")
 }
 
 // rowLocal reports whether every listed row of the VDPBF16PS path reads
@@ -333,10 +368,10 @@ func (t *convTask) rowLocal() bool {
 
 // convRowBlocks returns the row block of a row split of t over threads, or
 // 0 when the panel split suffices (at least two chunks per thread) or the
-// rows cannot be split (a partial panel, whose tile threads would share;
-// a list too short).
+// rows cannot be split (a list too short). A partial panel goes through a
+// tile per thread (rowTiles).
 func convRowBlocks(t *convTask, chunk, threads int) int {
-	if !t.rows || t.w.rows%PanelRows != 0 || (t.w.panels+chunk-1)/chunk >= 2*threads {
+	if !t.rows || (t.w.panels+chunk-1)/chunk >= 2*threads {
 		return 0
 	}
 	n := len(t.yp)
@@ -512,7 +547,7 @@ func (b *Backend) runConvJobs(c *convWeights, bias []float32, addY bool, taps, t
 	if addY && !t.fused() {
 		panic("omni: BUG: a residual add fused into a conv off the VDPBF16PS path")
 	}
-	if b.pool != nil && w.panels > 1 {
+	if b.pool != nil && (w.panels > 1 || t.rows && convRowBlocks(t, 1, b.pool.Active()) > 0) {
 		// Chunks of panels claimed dynamically: on a shared machine a
 		// thread that is descheduled holds up the call by one chunk at most
 		// (a static split waited for its whole half). Which thread computes
@@ -526,6 +561,9 @@ func (b *Backend) runConvJobs(c *convWeights, bias []float32, addY bool, taps, t
 			}
 		}
 		blk := convRowBlocks(t, chunk, th)
+		if blk > 0 && w.rows%PanelRows != 0 && len(t.rowTiles) < b.pool.Threads() {
+			t.rowTiles = make([]panelTile, b.pool.Threads())
+		}
 		roundInBlocks := blk > 0 && t.rowLocal()
 		if t.dot != nil && !roundInBlocks {
 			b.roundJobsBF16()
