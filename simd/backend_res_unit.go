@@ -209,23 +209,12 @@ func (u *resUnitTask) tile(s *tileSlot, i int) {
 	u.catRows(f, seg, H+a, H+a+n)
 	toBF16(u.l, s.xb[H*ch:(H+n)*ch], f)
 	// Conv₁: output row r reads its taps from rows r, r+d, … of xb.
-	g := (n + 5) / 6 * 6
-	yp, xp := s.yp[:g], s.xp[:g]
-	for r := range g {
-		rr := min(r, n-1) // padding rows repeat the last
-		yp[r] = uintptr(unsafe.Pointer(&f[rr*ch]))
-		xp[r] = uintptr(unsafe.Pointer(&s.xb[rr*ch]))
-	}
+	yp, xp := s.list(n, f, ch, s.xb, ch)
 	c1 := u.c1
 	dotRows(u.l, yp, xp, c1.bf, c1.bias, c1.kernel, (c1.dilation-1)*ch, false)
 	snakeRows(u.l, f, f, n, u.s2.a, u.s2.inv)
 	toBF16(u.l, s.tb[:n*ch], f)
-	x := u.x[(seg*u.m+a)*ch:]
-	for r := range g {
-		rr := min(r, n-1)
-		yp[r] = uintptr(unsafe.Pointer(&x[rr*ch]))
-		xp[r] = uintptr(unsafe.Pointer(&s.tb[rr*ch]))
-	}
+	yp, xp = s.list(n, u.x[(seg*u.m+a)*ch:], ch, s.tb, ch)
 	dotRows(u.l, yp, xp, u.c2.bf, u.c2.bias, 1, 0, true)
 }
 

@@ -1,9 +1,6 @@
 package simd
 
-import (
-	"fmt"
-	"unsafe"
-)
+import "fmt"
 
 // SnakeConvTranspose computes ConvTranspose(y, Snake(x), m, batch, w,
 // carry) (SnakeBeta snake on x's rows, then the transposed conv w of
@@ -130,13 +127,7 @@ func (t *snakeConvTTask) tile(s *tileSlot, i int) {
 	snakeRows(t.l, f, t.x[(seg*t.m+u0)*in:(seg*t.m+u1)*in], n, t.sn.a, t.sn.inv)
 	toBF16(t.l, s.xb[:n*in], f)
 	tmp := s.f[:n*ko]
-	g := (n + 5) / 6 * 6
-	yp, xp := s.yp[:g], s.xp[:g]
-	for r := range g {
-		rr := min(r, n-1) // padding rows repeat the last
-		yp[r] = uintptr(unsafe.Pointer(&tmp[rr*ko]))
-		xp[r] = uintptr(unsafe.Pointer(&s.xb[rr*in]))
-	}
+	yp, xp := s.list(n, tmp, ko, s.xb, in)
 	dotRows(t.l, yp, xp, t.c.bf, nil, 1, 0, false)
 	tail := (k - st) * out
 	carry := t.carry[seg*tail : (seg+1)*tail]

@@ -1,6 +1,9 @@
 package simd
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 // tileSlot is one thread's scratch for the tiled codec ops (ResUnit,
 // SnakeConvTranspose): a tile's fp32 activations, its bf16 kernel inputs
@@ -53,4 +56,19 @@ func (b *Backend) runTiles(t Task, n, threads int) {
 		return
 	}
 	t.RunRange(0, n)
+}
+
+// list fills the slot's row lists for n rows (n ≥ 1) of outputs y (ldy
+// apart) and bf16 inputs xb (ldx apart), padded to a multiple of 6 with
+// the last row again (it writes the same values to the same place in the
+// same kernel call), and returns them.
+func (s *tileSlot) list(n int, y []float32, ldy int, xb []uint16, ldx int) (yp, xp []uintptr) {
+	g := (n + 5) / 6 * 6
+	yp, xp = s.yp[:g], s.xp[:g]
+	for r := range g {
+		rr := min(r, n-1)
+		yp[r] = uintptr(unsafe.Pointer(&y[rr*ldy]))
+		xp[r] = uintptr(unsafe.Pointer(&xb[rr*ldx]))
+	}
+	return yp, xp
 }
