@@ -26,9 +26,10 @@ import (
 // (and each segment's new history) before any tile runs. Every output sums
 // its products in the order the unfused kernels do, so the bits are theirs.
 //
-// It reports false, changing nothing, when it cannot fuse (another
-// precision or level, or too few rows to keep the threads busy): the caller
-// then makes the four calls.
+// It reports false, changing nothing, when it does not fuse (another
+// precision or level, a first conv of more than resMaxWeightBytes, or too
+// few tiles to keep the threads busy): the caller then makes the four
+// calls.
 func (b *Backend) ResUnit(x, hist []float32, m, batch int, snake1, conv1, snake2, conv2 int32) (bool, error) {
 	u, err := b.resUnitArgs(x, hist, m, batch, snake1, conv1, snake2, conv2)
 	if err != nil {
