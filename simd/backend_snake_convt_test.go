@@ -24,6 +24,7 @@ func TestBackendSnakeConvTranspose(t *testing.T) {
 		{16, 16, 5, 2, 30, 1, 6}, // kernel not a multiple of the stride
 		{64, 16, 4, 2, 4, 4, 6},  // segments shorter than a tile
 		{24, 16, 2, 1, 25, 2, 6},
+		{16, 32, 2, 2, 30, 2, 6}, // kernel = stride: no carry
 		{32, 16, 6, 3, 20, 1, 0}, // the default tile: one per segment, declined
 	}
 	eachLevel(t, func(t *testing.T) {
