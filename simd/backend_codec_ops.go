@@ -126,20 +126,12 @@ func (b *Backend) convF32(y, x []float32, m, batch int, c *convWeights, addY boo
 // carry, so any split of a stream into calls gives the same bits. It
 // implements codec.Backend.
 func (b *Backend) ConvTranspose(y, x []float32, m, batch int, w int32, carry []float32) error {
-	o, err := b.get(w, kindConvT, "transposed conv")
+	c, err := b.convTCall("ConvTranspose", "transposed conv", y, x, m, batch, w, carry)
 	if err != nil {
 		return err
 	}
-	if err := checkRowsBatch("ConvTranspose", m, batch); err != nil {
-		return err
-	}
-	c := o.conv
 	in, out, k, st := c.in, c.out, c.kernel, c.stride
 	tail := (k - st) * out
-	if len(x) != batch*m*in || len(y) != batch*m*st*out || len(carry) != batch*tail {
-		return fmt.Errorf("simd: backend: ConvTranspose %d×%d×%d stride %d of %d rows × %d segments with len(x) %d, len(y) %d, len(carry) %d (want %d, %d, %d)",
-			in, out, k, st, m, batch, len(x), len(y), len(carry), batch*m*in, batch*m*st*out, batch*tail)
-	}
 	// The GEMM: tmp[t][j·out+o] = Σ_i x[t][i]·w[i][o][j], all segments.
 	ko := k * out
 	need := batch*m*ko + batch*tail
@@ -157,6 +149,27 @@ func (b *Backend) ConvTranspose(y, x []float32, m, batch int, w int32, carry []f
 	}
 	b.overlapAdd(y, tmp, acc[:batch*tail], carry, c, m, batch)
 	return nil
+}
+
+// convTCall returns the transposed conv weights of handle w (what names
+// them in an error) after checking a call of op on them: m input rows of
+// batch segments in x, m·stride output rows each in y, and the carry.
+func (b *Backend) convTCall(op, what string, y, x []float32, m, batch int, w int32, carry []float32) (*convWeights, error) {
+	o, err := b.get(w, kindConvT, what)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRowsBatch(op, m, batch); err != nil {
+		return nil, err
+	}
+	c := o.conv
+	in, out, k, st := c.in, c.out, c.kernel, c.stride
+	tail := (k - st) * out
+	if len(x) != batch*m*in || len(y) != batch*m*st*out || len(carry) != batch*tail {
+		return nil, fmt.Errorf("simd: backend: %s %d×%d×%d stride %d of %d rows × %d segments with len(x) %d, len(y) %d, len(carry) %d (want %d, %d, %d)",
+			op, in, out, k, st, m, batch, len(x), len(y), len(carry), batch*m*in, batch*m*st*out, batch*tail)
+	}
+	return c, nil
 }
 
 // Depthwise computes a causal depthwise convolution: segment b of x holds

@@ -1,9 +1,6 @@
 package simd
 
-import (
-	"fmt"
-	"unsafe"
-)
+import "fmt"
 
 // ResUnit runs a vocoder residual unit on batch segments of m rows of ch
 // channels in place, when it can run it fused (see below):
@@ -157,8 +154,8 @@ func (b *Backend) runResUnit(u *resUnitTask, threads int) {
 // RunRange implements Task: halos or tiles [lo, hi), on a scratch slot no
 // other thread holds.
 func (u *resUnitTask) RunRange(lo, hi int) {
-	s := claimSlot(u.slots)
-	defer s.busy.Store(false)
+	s := claimFree(u.slots)
+	defer s.release()
 	for i := lo; i < hi; i++ {
 		if u.halos {
 			u.haloUnit(s, i)
@@ -217,33 +214,4 @@ func (u *resUnitTask) tile(s *tileSlot, i int) {
 	toBF16(u.l, s.tb[:n*ch], f)
 	yp, xp = s.list(n, u.x[(seg*u.m+a)*ch:], ch, s.tb, ch)
 	dotRows(u.l, yp, xp, u.c2.bf, u.c2.bias, 1, 0, true)
-}
-
-// dotRows runs the VDPBF16PS row kernel of weights p (bias added when not
-// nil) over the listed rows (a multiple of 6), reading each row's K in taps
-// of K/taps inputs skip inputs apart, adding to the outputs when add: a
-// chunk of panels through every row group at a time, as a conv's own row
-// list does.
-func dotRows(l Level, yp, xp []uintptr, p *bf16Panels, bias []float32, taps, skip int, add bool) {
-	kp := p.kp
-	tk := kp / taps
-	var bp unsafe.Pointer
-	if bias != nil {
-		bp = unsafe.Pointer(&bias[0])
-	}
-	ad := 0
-	if add {
-		ad = 1
-	}
-	panels := p.dims.rows / PanelRows
-	chunk := rowChunk(l, p.dims.cols)
-	pb := PanelRows * 2 * kp
-	_ = p.dot[panels*pb-1]
-	for pc := 0; pc < panels; pc += chunk {
-		np := min(chunk, panels-pc)
-		w := unsafe.Pointer(&p.dot[pc*pb])
-		for g := 0; g < len(yp); g += 6 {
-			gemmBF16Dot6RowsAVX512(&yp[g], &xp[g], w, kp, np, 4*pc*PanelRows, kp, 0, 0, bp, ad, tk, 4*(skip/2))
-		}
-	}
 }

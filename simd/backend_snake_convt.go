@@ -23,22 +23,14 @@ func (b *Backend) SnakeConvTranspose(y, x []float32, m, batch int, snake, w int3
 	if err != nil {
 		return false, err
 	}
-	o, err := b.get(w, kindConvT, "SnakeConvTranspose transposed conv")
+	c, err := b.convTCall("SnakeConvTranspose", "SnakeConvTranspose transposed conv", y, x, m, batch, w, carry)
 	if err != nil {
 		return false, err
 	}
-	if err := checkRowsBatch("SnakeConvTranspose", m, batch); err != nil {
-		return false, err
-	}
-	c := o.conv
 	in, out, k, st := c.in, c.out, c.kernel, c.stride
 	tail := (k - st) * out
 	if len(so.snake.a) != in {
 		return false, fmt.Errorf("simd: backend: SnakeConvTranspose of a snake of %d channels into a %d×%d transposed conv", len(so.snake.a), in, out)
-	}
-	if len(x) != batch*m*in || len(y) != batch*m*st*out || len(carry) != batch*tail {
-		return false, fmt.Errorf("simd: backend: SnakeConvTranspose %d×%d×%d stride %d of %d rows × %d segments with len(x) %d, len(y) %d, len(carry) %d (want %d, %d, %d)",
-			in, out, k, st, m, batch, len(x), len(y), len(carry), batch*m*in, batch*m*st*out, batch*tail)
 	}
 	threads := 1
 	if b.pool != nil {
@@ -105,8 +97,8 @@ func (t *snakeConvTTask) tilesPer() int { return (t.m + t.T - 1) / t.T }
 // RunRange implements Task over tiles [lo, hi), on a scratch slot no other
 // thread holds.
 func (t *snakeConvTTask) RunRange(lo, hi int) {
-	s := claimSlot(t.slots)
-	defer s.busy.Store(false)
+	s := claimFree(t.slots)
+	defer s.release()
 	for i := lo; i < hi; i++ {
 		t.tile(s, i)
 	}

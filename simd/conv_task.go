@@ -1,9 +1,6 @@
 package simd
 
-import (
-	"sync/atomic"
-	"unsafe"
-)
+import "unsafe"
 
 // convJob is one strided GEMM of a conv call: rows i < m of x (stride ldx)
 // into y (stride ldy), with its own pad for the rows left over.
@@ -55,10 +52,10 @@ type convTask struct {
 }
 
 // panelTile holds a partial panel's outputs of 6 rows (the kernel writes
-// whole panels), for tileOut to copy the real columns out; busy marks a
-// row split's tile taken by a thread.
+// whole panels), for tileOut to copy the real columns out; a row split
+// gives each thread its own (claimFree).
 type panelTile struct {
-	busy atomic.Bool
+	claimed
 	tile [6 * PanelRows]float32
 	tp   [6]uintptr // rows of tile
 }
@@ -332,22 +329,10 @@ func (rt *convRowTask) RunRange(lo, hi int) {
 	}
 	pt := &t.pt
 	if t.w.rows%PanelRows != 0 {
-		pt = claimPanelTile(t.rowTiles)
-		defer pt.busy.Store(false)
+		pt = claimFree(t.rowTiles)
+		defer pt.release()
 	}
 	t.runRowsIn(0, t.w.panels, r0, r1, pt)
-}
-
-// claimPanelTile returns a free tile of tiles and marks it busy: the pool
-// runs at most as many RunRange calls at once as it has threads, one tile
-// each.
-func claimPanelTile(tiles []panelTile) *panelTile {
-	for i := range tiles {
-		if tiles[i].busy.CompareAndSwap(false, true) {
-			return &tiles[i]
-		}
-	}
-	panic("omni: BUG: more row blocks at once than partial-panel tiles")
 }
 
 // rowLocal reports whether every listed row of the VDPBF16PS path reads
@@ -547,41 +532,43 @@ func (b *Backend) runConvJobs(c *convWeights, bias []float32, addY bool, taps, t
 	if addY && !t.fused() {
 		panic("omni: BUG: a residual add fused into a conv off the VDPBF16PS path")
 	}
-	if b.pool != nil && (w.panels > 1 || t.rows && convRowBlocks(t, 1, b.pool.Active()) > 0) {
-		// Chunks of panels claimed dynamically: on a shared machine a
-		// thread that is descheduled holds up the call by one chunk at most
-		// (a static split waited for its whole half). Which thread computes
-		// a panel changes no bits.
+	// The split over the pool: chunks of panels claimed dynamically (on a
+	// shared machine a thread that is descheduled holds up the call by one
+	// chunk at most; a static split waited for its whole half), or blocks
+	// of rows when there are too few panels (convRowBlocks). Which thread
+	// computes a panel or a row changes no bits.
+	chunk, blk := 1, 0
+	if b.pool != nil {
 		th := b.pool.Active()
-		chunk := max(1, min(convChunkBytes/(64*w.cols), w.panels/th))
+		chunk = max(1, min(convChunkBytes/(64*w.cols), w.panels/th))
 		if t.rows {
 			chunk = min(rowChunk(t.l, w.cols), max(chunk, w.panels/(4*th)))
 			if t.l == AVX512VNNI {
 				chunk = max(4, chunk/4*4)
 			}
 		}
-		blk := convRowBlocks(t, chunk, th)
-		if blk > 0 && w.rows%PanelRows != 0 && len(t.rowTiles) < b.pool.Threads() {
+		blk = convRowBlocks(t, chunk, th)
+	}
+	roundInBlocks := blk > 0 && t.rowLocal()
+	if t.dot != nil && !roundInBlocks {
+		b.roundJobsBF16()
+	}
+	switch {
+	case blk > 0:
+		if w.rows%PanelRows != 0 && len(t.rowTiles) < b.pool.Threads() {
 			t.rowTiles = make([]panelTile, b.pool.Threads())
 		}
-		roundInBlocks := blk > 0 && t.rowLocal()
-		if t.dot != nil && !roundInBlocks {
-			b.roundJobsBF16()
-		}
+		rt := &b.convRowT
+		rt.t, rt.block, rt.round = t, blk, roundInBlocks
 		b.pool.mu.Lock()
-		if blk > 0 {
-			rt := &b.convRowT
-			rt.t, rt.block, rt.round = t, blk, roundInBlocks
-			b.pool.runDynamic(rt, (len(t.yp)+blk-1)/blk, 1)
-			rt.t = nil
-		} else {
-			b.pool.runDynamic(t, w.panels, chunk)
-		}
+		b.pool.runDynamic(rt, (len(t.yp)+blk-1)/blk, 1)
 		b.pool.mu.Unlock()
-	} else {
-		if t.dot != nil {
-			b.roundJobsBF16()
-		}
+		rt.t = nil
+	case b.pool != nil && w.panels > 1:
+		b.pool.mu.Lock()
+		b.pool.runDynamic(t, w.panels, chunk)
+		b.pool.mu.Unlock()
+	default:
 		t.RunRange(0, w.panels)
 	}
 	for r, row := range b.convSmall {
