@@ -58,7 +58,7 @@ type Backend struct {
 	resT       resUnitTask    // ResUnit's call (backend_res_unit.go)
 	resHalo    []uint16       // ResUnit: each tile's history rows, bf16
 	resHist    []float32      // ResUnit: each segment's new history
-	slots      []tileSlot     // the tiled ops' per-thread scratch (tile_slots.go)
+	slots      []tileSlot     // the tiled ops' per-thread scratch (tiled_ops.go)
 	tileRows   int            // the tiled ops' rows per tile; 0: by their bytes (SetTileRows)
 	snakeConvT snakeConvTTask // SnakeConvTranspose's call (backend_snake_convt.go)
 	convTNext  []float32      // SnakeConvTranspose: each segment's new carry
