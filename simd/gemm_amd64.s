@@ -638,6 +638,103 @@ v1pk:
 	VZEROUPPER
 	RET
 
+// PFD4 is how far ahead (bytes) the four-stream kernel prefetches each stream.
+#define PFD4 1024
+
+// Q8X1P4STEP is one group of 4 inputs against the four panels of a quad:
+// off the group's byte offset in the block, pf its prefetch offset, a-d the
+// int32 chains it adds to.
+#define Q8X1P4STEP(off, pf, a, b, c, d) \
+	PREFETCHT0 pf(DX); \
+	PREFETCHT0 pf(DX)(SI*1); \
+	PREFETCHT0 pf(DX)(SI*2); \
+	PREFETCHT0 pf(CX)(SI*2); \
+	VMOVDQU64 off(DX), Z16; \
+	VMOVDQU64 off(DX)(SI*1), Z17; \
+	VMOVDQU64 off(DX)(SI*2), Z21; \
+	VMOVDQU64 off(CX)(SI*2), Z22; \
+	VPBROADCASTD (AX), Z20; \
+	VPDPBUSD Z20, Z16, a; \
+	VPDPBUSD Z20, Z17, b; \
+	VPDPBUSD Z20, Z21, c; \
+	VPDPBUSD Z20, Z22, d; \
+	ADDQ R9, AX
+// func gemmQ8x1P4AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb int, nk int, np int)
+//
+// One input row against np quads of panels, four weight streams in flight
+// (one core reads DRAM faster with four streams than with two). SI is the
+// panel size: panels A, B, C, D of a quad are at DX, DX+SI, DX+2·SI and
+// CX+2·SI (CX = DX+SI). Z0/Z1, Z2/Z3, Z4/Z5, Z6/Z7 int32 partial sums of
+// panels A-D (two chains each: integer sums, so the split changes no bit),
+// Z8-Z11 their fp32 accumulators, Z16/Z17/Z21/Z22 weights, Z18/Z19/Z23/Z24
+// block scales, Z20 the broadcast activations. Each output is computed
+// exactly as by the x1 kernel.
+TEXT ·gemmQ8x1P4AVX512VNNI(SB), NOSPLIT, $0-80
+	VSETUP
+	MOVQ nk+64(FP), SI
+	SHLQ $9, SI
+	ADDQ $64, SI
+	IMULQ nb+56(FP), SI
+v1pquad:
+	LEAQ (DX)(SI*1), CX
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	MOVQ x+16(FP), AX
+	MOVQ sc+32(FP), BX
+	MOVQ nb+56(FP), R13
+v1qblock:
+	VPBROADCASTD 0(BX)(R11*1), Z0
+	VMOVDQA64 Z0, Z2
+	VMOVDQA64 Z0, Z4
+	VMOVDQA64 Z0, Z6
+	VPXORD Z1, Z1, Z1
+	VPXORD Z3, Z3, Z3
+	VPXORD Z5, Z5, Z5
+	VPXORD Z7, Z7, Z7
+	MOVQ nk+64(FP), R10
+v1qk:
+	Q8X1P4STEP(0, 0+PFD4, Z0, Z2, Z4, Z6)
+	Q8X1P4STEP(64, 64+PFD4, Z1, Z3, Z5, Z7)
+	Q8X1P4STEP(128, 128+PFD4, Z0, Z2, Z4, Z6)
+	Q8X1P4STEP(192, 192+PFD4, Z1, Z3, Z5, Z7)
+	Q8X1P4STEP(256, 256+PFD4, Z0, Z2, Z4, Z6)
+	Q8X1P4STEP(320, 320+PFD4, Z1, Z3, Z5, Z7)
+	Q8X1P4STEP(384, 384+PFD4, Z0, Z2, Z4, Z6)
+	Q8X1P4STEP(448, 448+PFD4, Z1, Z3, Z5, Z7)
+	ADDQ $512, DX
+	ADDQ $512, CX
+	DECQ R10
+	JNZ v1qk
+	VPADDD Z1, Z0, Z0
+	VPADDD Z3, Z2, Z2
+	VPADDD Z5, Z4, Z4
+	VPADDD Z7, Z6, Z6
+	VMOVDQU64 (DX), Z18
+	VMOVDQU64 (DX)(SI*1), Z19
+	VMOVDQU64 (DX)(SI*2), Z23
+	VMOVDQU64 (CX)(SI*2), Z24
+	ADDQ $64, DX
+	ADDQ $64, CX
+	VEPIS(Z0, Z8, 0, Z18)
+	VEPIS(Z2, Z9, 0, Z19)
+	VEPIS(Z4, Z10, 0, Z23)
+	VEPIS(Z6, Z11, 0, Z24)
+	ADDQ R12, BX
+	DECQ R13
+	JNZ v1qblock
+	VMOVUPS Z8, (DI)
+	VMOVUPS Z9, 64(DI)
+	VMOVUPS Z10, 128(DI)
+	VMOVUPS Z11, 192(DI)
+	ADDQ $256, DI
+	LEAQ (CX)(SI*2), DX
+	DECQ R14
+	JNZ v1pquad
+	VZEROUPPER
+	RET
+
 // func gemmQ8x2P2AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb int, nk int, np int)
 //
 // Two input rows against np pairs of panels (DX and CX), each activation
