@@ -81,7 +81,7 @@ func gemmQ8Range(l Level, y []float32, x *Q8Input, w *Q8Matrix, p0, r1 int) {
 		chunk = q8ChunkBytes / w.panelBytes
 	}
 	// At least a pair of panels, and whole pairs (the AVX-512 kernels
-	// run panels two at a time, one row's four at a time).
+	// run panels four and two at a time).
 	if chunk = max(chunk, 2); chunk > 4 {
 		chunk -= chunk % 4
 	} else if chunk%2 == 1 {
@@ -110,16 +110,23 @@ func gemmQ8Range(l Level, y []float32, x *Q8Input, w *Q8Matrix, p0, r1 int) {
 }
 
 // q8PairsAVX512 runs a group of g ≤ 4 input rows against np panels at the
-// AVX-512 VNNI level: one row takes quads of panels first (four weight
-// streams in flight), then pairs of panels in one pass (each activation
+// AVX-512 VNNI level: for one or two rows quads of panels first (four
+// weight streams in flight), then pairs of panels in one pass (each activation
 // broadcast feeds both, and two weight streams are in flight), an odd last
 // panel alone. Every output gets the same operations as in the one-panel
 // kernel, so the bits do not depend on the pairing.
 func q8PairsAVX512(g int, yp unsafe.Pointer, ldyB int, xp unsafe.Pointer, ldx int, sp unsafe.Pointer, ldsc int, wp unsafe.Pointer, nb, nk, np, panelBytes int) {
-	if quads := np / 4; g == 1 && quads > 0 {
-		// One row reads four weight streams at once (a core streams DRAM
-		// faster with four than with two); the panels left go on below.
-		gemmQ8x1P4AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, nb, nk, quads)
+	if quads := np / 4; g < 4 && quads > 0 {
+		// One or two rows read four weight streams at once (a core
+		// streams DRAM faster with four than with two; four rows against
+		// four panels run out of registers and measured slower with their
+		// accumulators in memory); the panels left go on below.
+		switch g {
+		case 2:
+			gemmQ8x2P4AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, nb, nk, quads)
+		default:
+			gemmQ8x1P4AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, nb, nk, quads)
+		}
 		done := 4 * quads
 		yp, wp, np = unsafe.Add(yp, done*PanelRows*4), unsafe.Add(wp, done*panelBytes), np-done
 	}

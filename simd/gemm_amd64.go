@@ -33,6 +33,11 @@ func gemmQ8x1P2AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, 
 //go:noescape
 func gemmQ8x1P4AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb, nk, np int)
 
+// gemmQ8x2P4AVX512VNNI is the x2 kernel over np quads of panels.
+//
+//go:noescape
+func gemmQ8x2P4AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb, nk, np int)
+
 // gemmQ8x2P2AVX512VNNI is the x2 kernel over np pairs of panels, each
 // activation broadcast feeding both panels of a pair.
 //
