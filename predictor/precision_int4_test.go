@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/omni-tts/omni/predictor"
+	"github.com/omni-tts/omni/simd"
 )
 
 // TestInt4 checks the 4-bit precisions on the outlier model's predictor
@@ -25,8 +26,9 @@ func TestInt4(t *testing.T) {
 
 // testInt4Bytes checks the 4-bit precisions' bytes per frame against the
 // arithmetic of their layouts: a 4-bit block of 32 weights is 16 bytes of
-// codes and a 2-byte scale, an int8 block 32 bytes and a 4-byte scale, so
-// the all-4-bit body reads half of int8's bytes (plus the int8 heads and
+// codes and a 2-byte scale, an int8 block of DefaultBlock weights as many
+// bytes and a 4-byte scale, so the all-4-bit body reads half of int8's
+// bytes at blocks of 32 (plus the int8 heads and
 // the fp32 guarded rows both keep); the mixed modes lie in between, in
 // order of how many matrices they keep in int8.
 func testInt4Bytes(t *testing.T, few predictor.Source) {
@@ -42,9 +44,13 @@ func testInt4Bytes(t *testing.T, few predictor.Source) {
 		}
 		w.Free()
 	}
+	// The body's ratio: 4-bit codes and a 2-byte scale per Q4Block weights
+	// against a byte and a 4-byte scale per DefaultBlock; the int8 heads
+	// and fp32 guarded rows add at most 0.05.
+	body := (float64(simd.Q4Block)/2 + 2) / float64(simd.Q4Block) / ((float64(simd.DefaultBlock) + 4) / float64(simd.DefaultBlock))
 	r := float64(bytes[predictor.Int4]) / float64(bytes[predictor.Int8])
-	if r < 0.5 || r > 0.55 {
-		t.Errorf("int4 reads %d bytes per frame, int8 %d: ratio %.3f, want in [0.5, 0.55]", bytes[predictor.Int4], bytes[predictor.Int8], r)
+	if r < body || r > body+0.05 {
+		t.Errorf("int4 reads %d bytes per frame, int8 %d: ratio %.3f, want in [%.3f, %.3f]", bytes[predictor.Int4], bytes[predictor.Int8], r, body, body+0.05)
 	}
 	if !(bytes[predictor.Int4] < bytes[predictor.Int4MLP] && bytes[predictor.Int4MLP] < bytes[predictor.Int4GateUp] && bytes[predictor.Int4GateUp] < bytes[predictor.Int8]) {
 		t.Errorf("bytes per frame out of order: int4 %d, int4-mlp %d, int4-gateup %d, int8 %d",

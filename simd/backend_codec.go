@@ -113,7 +113,7 @@ const convPrecisions = "fp32, bf16 or int8"
 // "fp32" is the reference; "bf16" rounds the weights to bfloat16 (half the
 // bytes; converted exactly in the kernel, summed in fp32 with FMA, the same
 // bits at every level: conv_bf16.go); "int8" quantizes the weights in blocks of
-// DefaultBlock along each tap's inputs (one fp32 scale per output, tap and
+// ConvBlock along each tap's inputs (one fp32 scale per output, tap and
 // block of 32 inputs) and the activations per row and block at run time, as
 // NewMatrix's "int8" does (without the Hadamard rotation). It implements
 // codec.Backend.
@@ -172,14 +172,14 @@ func (c *convWeights) pack(wp []float32, rows, cols int, precision, what string)
 		}
 		c.bf = m
 	case "int8":
-		if c.kernel > 1 && c.dilation >= 1 && c.in%DefaultBlock != 0 {
+		if c.kernel > 1 && c.dilation >= 1 && c.in%ConvBlock != 0 {
 			// The im2col input is assembled from whole blocks of the input
 			// rows, so a conv of other channel counts (the tiny reference
 			// geometries' 16 and 48) runs in fp32: refused by nobody.
 			c.precision = "fp32"
 			return c.pack(wp, rows, cols, "fp32", what)
 		}
-		m, err := QuantizeQ8(wp, rows, cols, DefaultBlock)
+		m, err := QuantizeQ8(wp, rows, cols, ConvBlock)
 		if err != nil {
 			return fmt.Errorf("simd: backend: %s: %w", what, err)
 		}

@@ -18,19 +18,19 @@ func (b *Backend) matrix(y, x []float32, m int, w int32) (*object, error) {
 	return o, nil
 }
 
-// q8Input returns an activation buffer for cols inputs and m rows, growing
-// it on first use of a larger m.
-func (b *Backend) q8Input(cols, m int) *Q8Input {
+// q8Input returns an activation buffer for cols inputs in blocks of block
+// (the weights' block) and m rows, growing it on first use of a larger m.
+func (b *Backend) q8Input(cols, m, block int) *Q8Input {
 	for i, q := range b.inputs {
-		if q.Cols() == cols {
+		if q.Cols() == cols && q.Block() == block {
 			if q.MaxM() < m {
-				q = NewQ8Input(m, cols, DefaultBlock)
+				q = NewQ8Input(m, cols, block)
 				b.inputs[i] = q
 			}
 			return q
 		}
 	}
-	q := NewQ8Input(max(m, 8), cols, DefaultBlock)
+	q := NewQ8Input(max(m, 8), cols, block)
 	b.inputs = append(b.inputs, q)
 	return q
 }
@@ -47,14 +47,14 @@ func (b *Backend) scratchF32(n int) []float32 {
 func (b *Backend) matmul(y, x []float32, m int, o *object) {
 	switch {
 	case o.q8 != nil:
-		q := b.q8Input(o.cols, m)
+		q := b.q8Input(o.cols, m, DefaultBlock)
 		xr := b.scratchF32(m * o.cols)
 		copy(xr, x)
 		hadamardBlocks(xr, m, o.cols)
 		q.Quantize(xr, m)
 		b.gemmQ8(y, q, o.q8)
 	case o.q4 != nil:
-		q := b.q8Input(o.cols, m)
+		q := b.q8Input(o.cols, m, Q4Block)
 		xr := b.scratchF32(m * o.cols)
 		copy(xr, x)
 		hadamardBlocks(xr, m, o.cols)

@@ -2,7 +2,7 @@ package simd
 
 // The int8 convolutions: weights as a Q8Matrix of the same W' the fp32
 // path packs (conv: out × kernel·in, taps outer; transposed: kernel·out ×
-// in), activations quantized per row and block of DefaultBlock inputs. As
+// in), activations quantized per row and block of ConvBlock inputs. As
 // in is a multiple of the block, an im2col row's blocks are whole blocks of
 // the input rows it reads: each input row is quantized once, and the
 // im2col Q8Input is assembled from it by copying (its layout is grouped by
@@ -17,13 +17,13 @@ func (b *Backend) q8Scratch(cols, m int) *Q8Input {
 	for i, q := range b.convQ8In {
 		if q.Cols() == cols {
 			if q.MaxM() < m {
-				q = NewQ8Input(max(m, 2*q.MaxM()), cols, DefaultBlock)
+				q = NewQ8Input(max(m, 2*q.MaxM()), cols, ConvBlock)
 				b.convQ8In[i] = q
 			}
 			return q
 		}
 	}
-	q := NewQ8Input(max(m, 64), cols, DefaultBlock)
+	q := NewQ8Input(max(m, 64), cols, ConvBlock)
 	b.convQ8In = append(b.convQ8In, q)
 	return q
 }
@@ -34,13 +34,13 @@ func (b *Backend) convQ8(y, x []float32, m, batch int, c *convWeights) {
 	seg := ((k-1)*d + m) * in
 	M := batch * m
 	if k == 1 {
-		q := b.q8Input(in, M)
+		q := b.q8Input(in, M, ConvBlock)
 		q.Quantize(x, M)
 		b.gemmQ8(y, q, c.q8)
 		return
 	}
 	K := k * in
-	ic := b.q8Input(K, M)
+	ic := b.q8Input(K, M, ConvBlock)
 	ic.m = M
 	phases := min(d, m)
 	// Dilation d: phase r's outputs t = r + d·u read rows r + d·(u+j); the
@@ -117,7 +117,7 @@ func im2colQ8(ic *Q8Input, off int, base *Q8Input, mr, k int) {
 // gemmConvTQ8 is ConvTranspose's GEMM on int8 weights: tmp[t][j·out+o] for
 // m input rows.
 func (b *Backend) gemmConvTQ8(tmp, x []float32, m int, c *convWeights) {
-	q := b.q8Input(c.in, m)
+	q := b.q8Input(c.in, m, ConvBlock)
 	q.Quantize(x, m)
 	b.gemmQ8(tmp, q, c.q8)
 }

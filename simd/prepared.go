@@ -27,7 +27,7 @@ import (
 // cache file of prepared weights is valid for. It changes whenever a
 // packing, a quantization or a prepared table changes (simd/2: bf16
 // convolutions hold one layout, pairs or panels, not both).
-var CacheLayout = fmt.Sprintf("simd/2 %s panel%d q8block%d q4block%d hadamard-int8 align64", runtime.GOARCH, PanelRows, DefaultBlock, Q4Block)
+var CacheLayout = fmt.Sprintf("simd/2 %s panel%d q8block%d convblock%d q4block%d hadamard-int8 align64", runtime.GOARCH, PanelRows, DefaultBlock, ConvBlock, Q4Block)
 
 // cacheState is a backend's recording or replay.
 type cacheState struct {

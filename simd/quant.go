@@ -23,8 +23,17 @@ import (
 // vs 10.5–11.6 G weights/s at 1 thread and 17.8–19.1 vs 19.4–20.0 at 2;
 // the m=8 / m=1 time ratio is 1.08–1.11 for BK 32 and 1.07–1.20 for BK 64
 // (compute is not the limit at either). Both read at 0.85–1.05 of the
-// streaming-read floor measured in the same run.
+// streaming-read floor measured in the same run. Measured again in wave 3,
+// session 10 (RATIONALE.md, "Why do model matrices keep blocks of 32?"):
+// BK 64 made one stream 8 % faster end to end but took the outlier
+// model's top-1 to 0.953 on one seed of three, too near the 0.95 bar.
 const DefaultBlock = 32
+
+// ConvBlock is the block length of the codec's int8 convolutions (NewConv
+// "int8"), named apart from DefaultBlock: a conv's channel count must be a
+// multiple of it to run in int8 (the vocoder's last block has 96 channels),
+// while a model matrix's block is a fidelity and speed choice of its own.
+const ConvBlock = 32
 
 // PanelRows is the number of output rows a packed panel holds: the kernels
 // produce 16 outputs per weight stream, and GemmQ8Rows/GemmF32Rows split work

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -78,11 +79,19 @@ func TestSayTextFileLong(t *testing.T) {
 		t.Fatalf("sidecar lists %d segments, text.Segments draws %d (want many)", len(ts.Segments), len(segs))
 	}
 	var said strings.Builder
+	var capped []int
 	frames, end := 0, 0.0
 	for k, g := range ts.Segments {
 		said.WriteString(g.Text)
-		if g.Text != segs[k].Text || g.Frames != 3 || g.Reason != "length" || g.Cap != 3 {
-			t.Errorf("segment %d: %q %d frames ended %s (cap %d), want %q 3 frames ended length (cap 3)", k, g.Text, g.Frames, g.Reason, g.Cap, segs[k].Text)
+		// A segment ends at the cap (reported as capped) or by a sampled
+		// end of speech before it (the synthetic model can sample one).
+		atCap := g.Frames == 3 && g.Reason == "length"
+		early := g.Frames >= 1 && g.Frames < 3 && g.Reason == "eos"
+		if g.Text != segs[k].Text || !(atCap || early) || g.Cap != 3 {
+			t.Errorf("segment %d: %q %d frames ended %s (cap %d), want %q 3 frames ended length or fewer ended eos (cap 3)", k, g.Text, g.Frames, g.Reason, g.Cap, segs[k].Text)
+		}
+		if atCap {
+			capped = append(capped, k)
 		}
 		if g.Start != end || g.End <= g.Start {
 			t.Errorf("segment %d spans %g..%g s, the one before ended at %g", k, g.Start, g.End, end)
@@ -93,8 +102,9 @@ func TestSayTextFileLong(t *testing.T) {
 	if letters(said.String()) != letters(src) {
 		t.Error("the segments' letters are not the input's")
 	}
-	if len(ts.Capped) != len(segs) || ts.Truncated || ts.Frames != frames {
-		t.Errorf("sidecar: %d capped, truncated %v, %d frames; want %d, false, %d", len(ts.Capped), ts.Truncated, ts.Frames, len(segs), frames)
+	if !slices.Equal(ts.Capped, capped) || len(capped) < len(segs)/2 || ts.Truncated || ts.Frames != frames {
+		t.Errorf("sidecar: capped %v, truncated %v, %d frames; want the %d segments ended at the cap %v (most of %d), false, %d",
+			ts.Capped, ts.Truncated, ts.Frames, len(capped), capped, len(segs), frames)
 	}
 	wav, err := os.ReadFile(out)
 	if err != nil {
