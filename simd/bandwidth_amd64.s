@@ -3,22 +3,33 @@
 #include "textflag.h"
 
 // func streamReadAVX512(p unsafe.Pointer, n int) uint64
+//
+// n is a multiple of 1024, read as four streams (the quarters of p, side
+// by side, 64 bytes of each per step, 1024 bytes ahead prefetched), as the
+// int8 GEMV kernels for one and two rows read four panels: one core reads
+// DRAM faster with four streams in flight than with one.
 TEXT ·streamReadAVX512(SB), NOSPLIT, $0-24
 	MOVQ p+0(FP), SI
-	MOVQ n+8(FP), CX
-	SHRQ $8, CX
+	MOVQ n+8(FP), R8
+	SHRQ $2, R8
+	LEAQ (SI)(R8*2), DX
+	MOVQ R8, CX
+	SHRQ $6, CX
 	VPXORQ Z0, Z0, Z0
 	VPXORQ Z1, Z1, Z1
 	VPXORQ Z2, Z2, Z2
 	VPXORQ Z3, Z3, Z3
 loop512:
-	PREFETCHT0 4096(SI)
-	PREFETCHT0 4224(SI)
+	PREFETCHT0 1024(SI)
+	PREFETCHT0 1024(SI)(R8*1)
+	PREFETCHT0 1024(DX)
+	PREFETCHT0 1024(DX)(R8*1)
 	VPADDQ (SI), Z0, Z0
-	VPADDQ 64(SI), Z1, Z1
-	VPADDQ 128(SI), Z2, Z2
-	VPADDQ 192(SI), Z3, Z3
-	ADDQ $256, SI
+	VPADDQ (SI)(R8*1), Z1, Z1
+	VPADDQ (DX), Z2, Z2
+	VPADDQ (DX)(R8*1), Z3, Z3
+	ADDQ $64, SI
+	ADDQ $64, DX
 	DECQ CX
 	JNZ loop512
 	VPADDQ Z1, Z0, Z0

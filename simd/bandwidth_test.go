@@ -20,7 +20,7 @@ func TestStreamRead(t *testing.T) {
 		buf[i] = byte(rng.Uint32())
 	}
 	eachLevel(t, func(t *testing.T) {
-		for _, n := range []int{0, 1, 7, 255, 256, 257, 4096, 100003, len(buf)} {
+		for _, n := range []int{0, 1, 7, 255, 256, 257, 1023, 1024, 1025, 1280, 4096, 100003, len(buf)} {
 			for _, off := range []int{0, 8, 16} { // misaligned starts keep lane alignment
 				b := buf[off : off+n-min(n, off)]
 				if got, want := StreamRead(b), refStreamRead(b); got != want {

@@ -102,7 +102,7 @@ type q8Case struct {
 func q8Cases() []q8Case {
 	var cs []q8Case
 	for _, cols := range []int{1, 31, 33, 100, 1024, 3072} {
-		for _, rows := range []int{1, 15, 16, 17, 48, 80, 100, 112} {
+		for _, rows := range []int{1, 15, 16, 17, 48, 80, 100, 112, 200} {
 			for _, m := range []int{1, 2, 3, 4, 5, 6, 8, 9, 17} {
 				cs = append(cs, q8Case{m, rows, cols, 32})
 			}
