@@ -646,6 +646,16 @@ v1pk:
 	ADDQ $64, SI; \
 	IMULQ nb+56(FP), SI
 
+// QUADSCALES loads the block scales of a quad's four panels (the 64 bytes
+// after each panel's block) into a-d and steps DX and CX past them.
+#define QUADSCALES(a, b, c, d) \
+	VMOVDQU64 (DX), a; \
+	VMOVDQU64 (DX)(SI*1), b; \
+	VMOVDQU64 (DX)(SI*2), c; \
+	VMOVDQU64 (CX)(SI*2), d; \
+	ADDQ $64, DX; \
+	ADDQ $64, CX
+
 // PFD4 is how far ahead (bytes) the four-stream kernel prefetches each stream.
 #define PFD4 1024
 
@@ -716,12 +726,7 @@ v1qk:
 	VPADDD Z3, Z2, Z2
 	VPADDD Z5, Z4, Z4
 	VPADDD Z7, Z6, Z6
-	VMOVDQU64 (DX), Z18
-	VMOVDQU64 (DX)(SI*1), Z19
-	VMOVDQU64 (DX)(SI*2), Z23
-	VMOVDQU64 (CX)(SI*2), Z24
-	ADDQ $64, DX
-	ADDQ $64, CX
+	QUADSCALES(Z18, Z19, Z23, Z24)
 	VEPIS(Z0, Z8, 0, Z18)
 	VEPIS(Z2, Z9, 0, Z19)
 	VEPIS(Z4, Z10, 0, Z23)
@@ -811,12 +816,7 @@ v2qk:
 	ADDQ $512, CX
 	DECQ R10
 	JNZ v2qk
-	VMOVDQU64 (DX), Z16
-	VMOVDQU64 (DX)(SI*1), Z17
-	VMOVDQU64 (DX)(SI*2), Z18
-	VMOVDQU64 (CX)(SI*2), Z19
-	ADDQ $64, DX
-	ADDQ $64, CX
+	QUADSCALES(Z16, Z17, Z18, Z19)
 	VEPIS(Z0, Z8, 0, Z16)
 	VEPIS(Z1, Z9, 4, Z16)
 	VEPIS(Z2, Z10, 0, Z17)
