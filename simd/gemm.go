@@ -128,6 +128,9 @@ func q8PairsAVX512(g int, yp unsafe.Pointer, ldyB int, xp unsafe.Pointer, ldx in
 			gemmQ8x1P4AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, nb, nk, quads)
 		}
 		done := 4 * quads
+		if np == done {
+			return // (no pointer past the end: checkptr refuses one)
+		}
 		yp, wp, np = unsafe.Add(yp, done*PanelRows*4), unsafe.Add(wp, done*panelBytes), np-done
 	}
 	if pairs := np / 2; pairs > 0 {
