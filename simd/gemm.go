@@ -82,9 +82,7 @@ func gemmQ8Range(l Level, y []float32, x *Q8Input, w *Q8Matrix, p0, r1 int) {
 	}
 	// At least a pair of panels, and whole pairs (the AVX-512 kernels
 	// run panels four and two at a time).
-	if chunk = max(chunk, 2); chunk > 4 {
-		chunk -= chunk % 4
-	} else if chunk%2 == 1 {
+	if chunk = wholeQuads(max(chunk, 2)); chunk%2 == 1 {
 		chunk--
 	}
 	for pc := p0; pc < pFull; pc += chunk {
@@ -107,6 +105,16 @@ func gemmQ8Range(l Level, y []float32, x *Q8Input, w *Q8Matrix, p0, r1 int) {
 			i0 += g
 		}
 	}
+}
+
+// wholeQuads rounds a run of more than four panels down to whole quads (the
+// one- and two-row AVX-512 kernels read four panels at a time, and a run
+// that ends in a pair or a single panel leaves them to slower kernels).
+func wholeQuads(panels int) int {
+	if panels > 4 {
+		return panels &^ 3
+	}
+	return panels
 }
 
 // q8PairsAVX512 runs a group of g ≤ 4 input rows against np panels at the

@@ -302,13 +302,16 @@ v4k:
 	VMULPS ws, acc, acc; \
 	VADDPS acc, facc, facc
 
-// PANELB sets CX to the panel after the one DX points at (panels are
-// nb·(nk·512 + 64) bytes).
+// PANELSIZE sets r to the size of one panel: nb·(nk·512 + 64) bytes.
+#define PANELSIZE(r) \
+	MOVQ nk+64(FP), r; \
+	SHLQ $9, r; \
+	ADDQ $64, r; \
+	IMULQ nb+56(FP), r
+
+// PANELB sets CX to the panel after the one DX points at.
 #define PANELB \
-	MOVQ nk+64(FP), CX; \
-	SHLQ $9, CX; \
-	ADDQ $64, CX; \
-	IMULQ nb+56(FP), CX; \
+	PANELSIZE(CX); \
 	ADDQ DX, CX
 
 // func gemmQ8x4P2AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb int, nk int, np int)
@@ -638,14 +641,6 @@ v1pk:
 	VZEROUPPER
 	RET
 
-// PANELSI sets SI to the size of one panel (nb·(nk·512 + 64) bytes), the
-// distance between the panels of a quad.
-#define PANELSI \
-	MOVQ nk+64(FP), SI; \
-	SHLQ $9, SI; \
-	ADDQ $64, SI; \
-	IMULQ nb+56(FP), SI
-
 // QUADSCALES loads the block scales of a quad's four panels (the 64 bytes
 // after each panel's block) into a-d and steps DX and CX past them.
 #define QUADSCALES(a, b, c, d) \
@@ -689,7 +684,7 @@ v1pk:
 // exactly as by the x1 kernel.
 TEXT ·gemmQ8x1P4AVX512VNNI(SB), NOSPLIT, $0-80
 	VSETUP
-	PANELSI
+	PANELSIZE(SI) // the distance between a quad's panels
 v1pquad:
 	LEAQ (DX)(SI*1), CX
 	VPXORD Z8, Z8, Z8
@@ -779,7 +774,7 @@ v1qk:
 // activations. Each output is computed exactly as by the x2 kernel.
 TEXT ·gemmQ8x2P4AVX512VNNI(SB), NOSPLIT, $0-80
 	VSETUP
-	PANELSI
+	PANELSIZE(SI) // the distance between a quad's panels
 v2qquad:
 	LEAQ (DX)(SI*1), CX
 	VPXORD Z8, Z8, Z8

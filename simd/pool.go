@@ -295,11 +295,7 @@ func (p *Pool) GemmQ8(y []float32, x *Q8Input, w *Q8Matrix) {
 	defer p.mu.Unlock()
 	t := &p.q8
 	t.y, t.x, t.w = y, x, w
-	chunk := max(1, min(poolChunkBytes/w.panelBytes, w.panels/p.threads))
-	if chunk > 4 {
-		chunk &^= 3 // whole quads: one and two rows read four panels at a time
-	}
-	p.runDynamic(t, w.panels, chunk)
+	p.runDynamic(t, w.panels, wholeQuads(max(1, min(poolChunkBytes/w.panelBytes, w.panels/p.threads))))
 	t.y, t.x, t.w = nil, nil, nil
 }
 
