@@ -199,13 +199,20 @@ func Open(ctx context.Context, opts Options) (Engine, error) {
 		closeSrc()
 		return nil, err
 	}
-	if own {
-		switch x := e.(type) {
-		case *nativeEngine:
+	stop := opts.cache.privatize(ctx)
+	switch x := e.(type) {
+	case *nativeEngine:
+		x.stopPrivate = stop
+		if own {
 			x.src = src
-		case *wasiEngine:
+		}
+	case *wasiEngine:
+		x.stopPrivate = stop
+		if own {
 			x.ownSrc = src
 		}
+	default:
+		stop()
 	}
 	return e, nil
 }

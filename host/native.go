@@ -19,6 +19,8 @@ type nativeEngine struct {
 	src predictor.Source // closed by Close when Open opened it
 	cm  *codec.Model     // the codec stage's decoder (nil: codes only)
 	cb  *simd.Backend    // its kernel pool
+	// stopPrivate stops the weights' private copy behind the load (Close).
+	stopPrivate func()
 }
 
 // openNative loads the weights on nb and starts a core.Engine.
@@ -104,6 +106,9 @@ func (n *nativeEngine) hostCalls() uint64 { return 0 }
 
 // Close implements Engine.
 func (n *nativeEngine) Close() error {
+	if n.stopPrivate != nil {
+		n.stopPrivate()
+	}
 	err := n.e.Close()
 	n.w.Free()
 	n.nb.Close()

@@ -30,6 +30,8 @@ type wasiEngine struct {
 	spec   abi.EngineSpec
 	ownSrc predictor.Source
 	w      *predictor.Weights // the host's weights, on guest handles (nil in an OpenPair)
+	// stopPrivate stops the weights' private copy behind the load (Close).
+	stopPrivate func()
 
 	mu      sync.Mutex // serializes every guest call (Submit, Step, Load, Close)
 	in      *instance
@@ -484,6 +486,9 @@ func (e *wasiEngine) Close() error {
 		return nil
 	}
 	e.closed = true
+	if e.stopPrivate != nil {
+		e.stopPrivate()
+	}
 	var errs []error
 	if e.in != nil && e.in.mod != nil {
 		if _, err := e.in.command(&abi.Command{Op: abi.CmdClose}); err != nil {

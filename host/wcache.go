@@ -35,8 +35,12 @@ type WeightCache struct {
 	// the Go API; the omni command passes DefaultWeightCacheDir).
 	Dir string
 	// Log receives one line per cache event (mapped, refused and why,
-	// written, cannot write); nil discards them.
+	// written, cannot write, copied into private memory); nil discards
+	// them.
 	Log io.Writer
+	// Memory says where a mapped file's weights live once loaded
+	// (wcache_private.go; default PrivateBehind).
+	Memory WeightMemory
 }
 
 // preparedVersion is the version of what the loaders prepare from a
@@ -68,6 +72,7 @@ type cacheRun struct {
 	mu      sync.Mutex
 	warned  bool
 	writing sync.WaitGroup // files being written behind the load
+	mapped  []*wcache.File // files the load mapped (for the private copy)
 }
 
 // newCacheRun returns the cache of one Open (nil when off).
@@ -149,6 +154,7 @@ func (c *cacheRun) prepare(nb *simd.Backend, path string, key wcache.Key, about 
 			rerr = end
 		}
 		if rerr == nil {
+			c.mappedFile(f)
 			c.logf("mapped %s (%.0f MB, %s) in %.2f s", path, float64(f.Size())/1e6, about, time.Since(t0).Seconds())
 			return nil
 		}

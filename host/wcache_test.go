@@ -50,8 +50,14 @@ func (s *syncBuf) String() string {
 // request with audio to its end.
 func speak(t *testing.T, model, dir string, log io.Writer) spoken {
 	t.Helper()
+	return speakWith(t, model, WeightCache{Dir: dir, Log: log})
+}
+
+// speakWith is speak with the whole cache configuration.
+func speakWith(t *testing.T, model string, wc WeightCache) spoken {
+	t.Helper()
 	ctx := context.Background()
-	e, err := Open(ctx, Options{Model: model, Threads: 1, WeightCache: WeightCache{Dir: dir, Log: log}})
+	e, err := Open(ctx, Options{Model: model, Threads: 1, WeightCache: wc})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,9 @@ type File struct {
 	path  string
 	data  []byte
 	unmap func() error
+
+	mu      sync.Mutex // Privatize's chunk in flight against Close
+	private int        // bytes of data privatized (a prefix)
 }
 
 // Open opens the cache file at path made with key, and verifies it before
@@ -206,6 +209,8 @@ func (f *File) Size() int { return len(f.data) }
 
 // Close releases the file's memory; every view of it is invalid after.
 func (f *File) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	for _, o := range f.Objects {
 		o.data = nil
 	}

@@ -18,3 +18,10 @@ func mapFile(fd *os.File, size int64) ([]byte, func() error, error) {
 	}
 	return b, func() error { return nil }, nil
 }
+
+// privatizable reports whether this platform's mappings can be
+// privatized: here the file is read into private memory already.
+const privatizable = false
+
+// privatizeChunk is never called here (privatizable is false).
+func privatizeChunk(b []byte, off, n int) error { return nil }

@@ -27,6 +27,7 @@ func (c *benchE2ECmd) Run(g *Globals, ctx context.Context) error {
 	if err := c.checkShape(); err != nil {
 		return err
 	}
+	c.privateAtLoad = true // time the steady state, not the copy
 	logf := func(format string, a ...any) { fmt.Fprintf(g.Stderr, "bench e2e: "+format+"\n", a...) }
 	if c.Versus != "" {
 		return c.runVersus(g, ctx, logf)

@@ -27,7 +27,12 @@ type cacheDirFlag struct {
 // cacheFlags are the engine commands' cache flags.
 type cacheFlags struct {
 	cacheDirFlag
-	NoCache bool `name:"no-cache" help:"Prepare the weights in memory at every start: no cache file is read or written." env:"OMNI_NO_CACHE"`
+	NoCache      bool   `name:"no-cache" help:"Prepare the weights in memory at every start: no cache file is read or written." env:"OMNI_NO_CACHE"`
+	WeightMemory string `name:"weight-memory" default:"private" enum:"private,shared" help:"Where mapped cache weights live once loaded: private copies them into this process's memory behind the load (faster reads where the kernel stalls mapped page-cache pages), shared keeps the page cache's, which every process mapping the file shares (${default})." env:"OMNI_WEIGHT_MEMORY"`
+
+	// privateAtLoad is set by benchmarks: the private copy is made before
+	// the engine opens, so the timed steps see the steady state.
+	privateAtLoad bool
 }
 
 // cacheDir returns the cache directory: --cache-dir, $OMNI_CACHE_DIR or
@@ -50,7 +55,14 @@ func (c *cacheFlags) weightCache(g *Globals) host.WeightCache {
 		fmt.Fprintf(g.Stderr, "cache: %v; loading in memory\n", err)
 		return host.WeightCache{}
 	}
-	return host.WeightCache{Dir: dir, Log: g.Stderr}
+	mem := host.PrivateBehind
+	switch {
+	case c.WeightMemory == "shared":
+		mem = host.Shared
+	case c.privateAtLoad:
+		mem = host.PrivateAtLoad
+	}
+	return host.WeightCache{Dir: dir, Log: g.Stderr, Memory: mem}
 }
 
 // cacheLsCmd lists the cache.
