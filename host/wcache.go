@@ -36,7 +36,8 @@ type WeightCache struct {
 	Dir string
 	// Log receives one line per cache event (mapped, refused and why,
 	// written, cannot write, copied into private memory); nil discards
-	// them.
+	// them. The private copy behind the load writes after Open returns,
+	// until Close.
 	Log io.Writer
 	// Memory says where a mapped file's weights live once loaded
 	// (wcache_private.go; default PrivateBehind).

@@ -88,6 +88,6 @@ func (c *cacheRun) copyPrivate(ctx context.Context) {
 		}
 	}
 	if total > 0 {
-		c.logf("copied %.0f MB of mapped weights into private memory in %.2f s", float64(total)/1e6, time.Since(t0).Seconds())
+		c.logf("copied %.0f MB of cached weights into private memory in %.2f s", float64(total)/1e6, time.Since(t0).Seconds())
 	}
 }
