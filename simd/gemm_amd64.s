@@ -654,18 +654,23 @@ v1pk:
 // PFD4 is how far ahead (bytes) the four-stream kernel prefetches each stream.
 #define PFD4 1024
 
-// Q8X1P4STEP is one group of 4 inputs against the four panels of a quad:
-// off the group's byte offset in the block, pf its prefetch offset, a-d the
-// int32 chains it adds to.
-#define Q8X1P4STEP(off, pf, a, b, c, d) \
+// QUADLOAD prefetches a quad's four panels pf bytes ahead and loads their
+// 64 bytes at off into a-d (panels at DX, DX+SI, DX+2·SI, CX+2·SI).
+#define QUADLOAD(off, pf, a, b, c, d) \
 	PREFETCHT0 pf(DX); \
 	PREFETCHT0 pf(DX)(SI*1); \
 	PREFETCHT0 pf(DX)(SI*2); \
 	PREFETCHT0 pf(CX)(SI*2); \
-	VMOVDQU64 off(DX), Z16; \
-	VMOVDQU64 off(DX)(SI*1), Z17; \
-	VMOVDQU64 off(DX)(SI*2), Z21; \
-	VMOVDQU64 off(CX)(SI*2), Z22; \
+	VMOVDQU64 off(DX), a; \
+	VMOVDQU64 off(DX)(SI*1), b; \
+	VMOVDQU64 off(DX)(SI*2), c; \
+	VMOVDQU64 off(CX)(SI*2), d
+
+// Q8X1P4STEP is one group of 4 inputs against the four panels of a quad:
+// off the group's byte offset in the block, pf its prefetch offset, a-d the
+// int32 chains it adds to.
+#define Q8X1P4STEP(off, pf, a, b, c, d) \
+	QUADLOAD(off, pf, Z16, Z17, Z21, Z22); \
 	VPBROADCASTD (AX), Z20; \
 	VPDPBUSD Z20, Z16, a; \
 	VPDPBUSD Z20, Z17, b; \
@@ -744,14 +749,7 @@ v1qk:
 // of a quad: off the group's byte offset in the block, pf its prefetch
 // offset; Z(2p+r) takes panel p, row r.
 #define Q8X2P4STEP(off, pf) \
-	PREFETCHT0 pf(DX); \
-	PREFETCHT0 pf(DX)(SI*1); \
-	PREFETCHT0 pf(DX)(SI*2); \
-	PREFETCHT0 pf(CX)(SI*2); \
-	VMOVDQU64 off(DX), Z16; \
-	VMOVDQU64 off(DX)(SI*1), Z17; \
-	VMOVDQU64 off(DX)(SI*2), Z18; \
-	VMOVDQU64 off(CX)(SI*2), Z19; \
+	QUADLOAD(off, pf, Z16, Z17, Z18, Z19); \
 	VPBROADCASTD 0(AX), Z20; \
 	VPBROADCASTD 4(AX), Z21; \
 	VPDPBUSD Z20, Z16, Z0; \
