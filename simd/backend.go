@@ -29,17 +29,19 @@ type Backend struct {
 	f32     f32Task    // the fp32 product's task (no allocation per call)
 
 	// codec ops (backend_codec_ops.go)
-	convT    convTask
-	convRowT convRowTask // convT's rows split over the pool (few output panels)
-	convJobs []convJob
-	convPad  []float32   // the jobs' padded leftover rows
-	convX    []float32   // dilated convs' gathered phases
-	convXB   []uint16    // the VDPBF16PS path: conv inputs rounded to bf16
-	convSum  []float32   // ConvAdd off the fused path: the conv before the add
-	roundT   roundTask   // the VDPBF16PS path: the rounding split over the pool
-	convTmp  []float32   // transposed convs' GEMM output and new carry
-	overlapT overlapTask // transposed convs' overlap-add split over the pool
-	convQ8In []*Q8Input  // int8 convs' quantized input rows, one per width
+	convT     convTask
+	convRowT  convRowTask // convT's rows split over the pool (few output panels)
+	convJobs  []convJob
+	convPad   []float32   // the jobs' padded leftover rows
+	convX     []float32   // dilated convs' gathered phases
+	convXB    []uint16    // the VDPBF16PS path: conv inputs rounded to bf16
+	convSum   []float32   // ConvAdd off the fused path: the conv before the add
+	roundT    roundTask   // the VDPBF16PS path: the rounding split over the pool
+	convTmp   []float32   // transposed convs' GEMM output and new carry
+	overlapT  overlapTask // transposed convs' overlap-add split over the pool
+	convQ8X   []byte      // int8 convs' quantized input rows
+	convQ8Job q8Job       // int8 convs' row list
+	convQ8T   q8ConvTask  // int8 convs' pool task
 	// grouped (AVX-512) convs: small jobs' rows, packed, and their outputs
 	convSmall  []convSmallRow
 	convSmallX []float32

@@ -27,7 +27,7 @@ type convWeights struct {
 	precision       string
 	f32             *F32Matrix
 	bf              *bf16Panels // precision "bf16" (conv_bf16.go)
-	q8              *Q8Matrix   // precision "int8" (conv_q8.go)
+	q8c             *q8Conv     // precision "int8" (conv_q8rows.go)
 	bias            []float32   // nil: none
 }
 
@@ -37,8 +37,8 @@ func (c *convWeights) bytes() int64 {
 	if c.f32 != nil {
 		n += int64(c.f32.Bytes())
 	}
-	if c.q8 != nil {
-		n += int64(c.q8.Bytes())
+	if c.q8c != nil {
+		n += int64(c.q8c.bytes())
 	}
 	if c.bf != nil {
 		n += int64(c.bf.bytes())
@@ -172,18 +172,15 @@ func (c *convWeights) pack(wp []float32, rows, cols int, precision, what string)
 		}
 		c.bf = m
 	case "int8":
-		if c.kernel > 1 && c.dilation >= 1 && c.in%ConvBlock != 0 {
-			// The im2col input is assembled from whole blocks of the input
-			// rows, so a conv of other channel counts (the tiny reference
-			// geometries' 16 and 48) runs in fp32: refused by nobody.
-			c.precision = "fp32"
-			return c.pack(wp, rows, cols, "fp32", what)
+		taps := 1 // a transposed conv's W' is one tap of in inputs
+		if c.dilation >= 1 {
+			taps = c.kernel
 		}
-		m, err := QuantizeQ8(wp, rows, cols, ConvBlock)
+		m, err := newQ8Conv(wp, rows, cols, taps)
 		if err != nil {
 			return fmt.Errorf("simd: backend: %s: %w", what, err)
 		}
-		c.q8 = m
+		c.q8c = m
 	default:
 		return fmt.Errorf("simd: backend: %s: precision %q unknown (want %s)", what, precision, convPrecisions)
 	}

@@ -31,16 +31,11 @@ func (b *Backend) Conv(y, x []float32, m, batch int, w int32) error {
 	if err != nil {
 		return err
 	}
-	if c.q8 == nil {
-		b.convF32(y, x, m, batch, c, false) // fp32 or bf16; adds the bias too
+	if c.q8c != nil {
+		b.convQ8(y, x, m, batch, c, false)
 		return nil
 	}
-	b.convQ8(y, x, m, batch, c)
-	if c.bias != nil {
-		for r := 0; r < batch*m; r++ {
-			Add(y[r*c.out:(r+1)*c.out], c.bias)
-		}
-	}
+	b.convF32(y, x, m, batch, c, false) // fp32 or bf16; adds the bias too
 	return nil
 }
 
@@ -140,7 +135,7 @@ func (b *Backend) ConvTranspose(y, x []float32, m, batch int, w int32, carry []f
 	}
 	tmp := b.convTmp[:batch*m*ko]
 	acc := b.convTmp[batch*m*ko : need]
-	if c.q8 != nil {
+	if c.q8c != nil {
 		b.gemmConvTQ8(tmp, x, batch*m, c)
 	} else {
 		b.convBegin(c)

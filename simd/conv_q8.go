@@ -1,123 +1,89 @@
 package simd
 
-// The int8 convolutions: weights as a Q8Matrix of the same W' the fp32
-// path packs (conv: out × kernel·in, taps outer; transposed: kernel·out ×
-// in), activations quantized per row and block of ConvBlock inputs. As
-// in is a multiple of the block, an im2col row's blocks are whole blocks of
-// the input rows it reads: each input row is quantized once, and the
-// im2col Q8Input is assembled from it by copying (its layout is grouped by
-// 4 inputs, [k/4][row][4], so a tap's rows are one contiguous run of
-// bytes). One GemmQ8 then covers every segment and phase, so the weights
-// stream once per call.
+// The int8 convolutions on the backend (the kernel and its arithmetic are
+// in conv_q8rows.go): each call quantizes its input rows once (history
+// rows too: a row's quantization is its own, so a stream pushed in pieces
+// gives the bits of one call), then the row kernel runs the output rows
+// in blocks of rows over the pool, every block through all panels.
 
-// q8Scratch returns a second activation buffer (the conv's quantized input
-// rows), kept apart from b.inputs: one per width, grown to the most rows
-// asked, so convs of different widths in turn allocate nothing once warm.
-func (b *Backend) q8Scratch(cols, m int) *Q8Input {
-	for i, q := range b.convQ8In {
-		if q.Cols() == cols {
-			if q.MaxM() < m {
-				q = NewQ8Input(max(m, 2*q.MaxM()), cols, ConvBlock)
-				b.convQ8In[i] = q
-			}
-			return q
-		}
-	}
-	q := NewQ8Input(max(m, 64), cols, ConvBlock)
-	b.convQ8In = append(b.convQ8In, q)
-	return q
+// q8ConvTask runs an int8 conv job over blocks of rows.
+type q8ConvTask struct {
+	l     Level
+	c     *q8Conv
+	job   *q8Job
+	block int // rows per block, a multiple of 6
 }
 
-// convQ8 is Conv's product on int8 weights (no bias).
-func (b *Backend) convQ8(y, x []float32, m, batch int, c *convWeights) {
+// RunRange implements Task over row blocks [lo, hi).
+func (t *q8ConvTask) RunRange(lo, hi int) {
+	r0, r1 := lo*t.block, min(hi*t.block, len(t.job.yo))
+	q8ConvRun(t.l, t.c, t.job, r0, r1, 0, t.c.panels)
+}
+
+// runQ8Job runs the job (rows listed and padded) on the pool.
+func (b *Backend) runQ8Job(c *q8Conv, job *q8Job) {
+	job.prepare(active, c)
+	n := len(job.yo)
+	threads := 1
+	if b.pool != nil {
+		threads = b.pool.Active()
+	}
+	t := &b.convQ8T
+	*t = q8ConvTask{l: active, c: c, job: job, block: n}
+	if threads > 1 && n >= 12 {
+		// About 4 blocks per thread, claimed dynamically.
+		t.block = max(6, (n+4*threads-1)/(4*threads)/6*6)
+	}
+	blocks := (n + t.block - 1) / t.block
+	if b.pool == nil || blocks == 1 {
+		t.RunRange(0, blocks)
+		return
+	}
+	b.pool.mu.Lock()
+	b.pool.runDynamic(t, blocks, 1)
+	b.pool.mu.Unlock()
+}
+
+// q8Rows returns the backend's quantized-row scratch, at least n bytes.
+func (b *Backend) q8Rows(n int) []byte {
+	b.convQ8X = resized(b.convQ8X, n)
+	return b.convQ8X
+}
+
+// convQ8 is Conv (addY: ConvAdd) on int8 weights, the bias added.
+func (b *Backend) convQ8(y, x []float32, m, batch int, c *convWeights, addY bool) {
+	q := c.q8c
 	in, out, k, d := c.in, c.out, c.kernel, c.dilation
-	seg := ((k-1)*d + m) * in
-	M := batch * m
-	if k == 1 {
-		q := b.q8Input(in, M, ConvBlock)
-		q.Quantize(x, M)
-		b.gemmQ8(y, q, c.q8)
-		return
-	}
-	K := k * in
-	ic := b.q8Input(K, M, ConvBlock)
-	ic.m = M
-	phases := min(d, m)
-	// Dilation d: phase r's outputs t = r + d·u read rows r + d·(u+j); the
-	// phase's rows g_r[u] = x[r + d·u] make it a dilation-1 conv.
-	var gbuf []float32
-	if d > 1 {
-		n := (m/phases + k) * in
-		if cap(b.convX) < n {
-			b.convX = make([]float32, n)
-		}
-		gbuf = b.convX[:n]
-	}
-	off := 0
+	rows := (k-1)*d + m
+	S := q8RowStride(in)
+	xq := b.q8Rows(batch * rows * S)
+	quantizeRowsQ8(active, xq, x, batch*rows, in, in)
+	job := &b.convQ8Job
+	*job = q8Job{y: y, xq: xq, ts: d * S, bias: c.bias, add: addY, yo: job.yo, xo: job.xo, yp: job.yp, xp: job.xp}
+	yo, xo := job.setRows(batch * m)
 	for s := 0; s < batch; s++ {
-		xs := x[s*seg : (s+1)*seg]
-		for r := 0; r < phases; r++ {
-			mr := (m - r + d - 1) / d
-			rows := mr + k - 1
-			src := xs
-			if d > 1 {
-				src = gbuf[:rows*in]
-				for u := 0; u < rows; u++ {
-					copy(src[u*in:(u+1)*in], xs[(r+d*u)*in:])
-				}
-			}
-			base := b.q8Scratch(in, rows)
-			base.Quantize(src, rows)
-			im2colQ8(ic, off, base, mr, k)
-			off += mr
+		for t := 0; t < m; t++ {
+			yo[s*m+t], xo[s*m+t] = (s*m+t)*out, (s*rows+t)*S
 		}
 	}
-	// The GEMM into the rows' order (segment, phase, u), then placed.
-	if cap(b.convTmp) < M*out {
-		b.convTmp = make([]float32, M*out)
-	}
-	tmp := b.convTmp[:M*out]
-	if d == 1 {
-		tmp = y
-	}
-	b.gemmQ8(tmp, ic, c.q8)
-	if d == 1 {
-		return
-	}
-	off = 0
-	for s := 0; s < batch; s++ {
-		ys := y[s*m*out : (s+1)*m*out]
-		for r := 0; r < phases; r++ {
-			for t := r; t < m; t += d {
-				copy(ys[t*out:(t+1)*out], tmp[off*out:(off+1)*out])
-				off++
-			}
-		}
-	}
-}
-
-// im2colQ8 writes rows [off, off+mr) of the im2col input ic (k taps of
-// base's width) from base's rows: ic row off+u, tap j = base row u+j.
-func im2colQ8(ic *Q8Input, off int, base *Q8Input, mr, k int) {
-	M, mB := ic.m, base.m
-	g4 := base.cols / 4 // groups of 4 inputs per tap
-	for j := 0; j < k; j++ {
-		for c := 0; c < g4; c++ {
-			dst := ic.qx[(j*g4+c)*4*M+4*off:][:4*mr]
-			copy(dst, base.qx[c*4*mB+4*j:][:4*mr])
-		}
-		for bl := 0; bl < base.nb; bl++ {
-			jb := j*base.nb + bl
-			copy(ic.sc[jb*2*M+off:][:mr], base.sc[bl*2*mB+j:][:mr])
-			copy(ic.sc[jb*2*M+M+off:][:mr], base.sc[bl*2*mB+mB+j:][:mr])
-		}
-	}
+	job.pad(batch * m)
+	b.runQ8Job(q, job)
 }
 
 // gemmConvTQ8 is ConvTranspose's GEMM on int8 weights: tmp[t][j·out+o] for
-// m input rows.
+// m input rows (no bias: the overlap-add adds it).
 func (b *Backend) gemmConvTQ8(tmp, x []float32, m int, c *convWeights) {
-	q := b.q8Input(c.in, m, ConvBlock)
-	q.Quantize(x, m)
-	b.gemmQ8(tmp, q, c.q8)
+	q := c.q8c
+	S := q8RowStride(c.in)
+	xq := b.q8Rows(m * S)
+	quantizeRowsQ8(active, xq, x, m, c.in, c.in)
+	job := &b.convQ8Job
+	*job = q8Job{y: tmp, xq: xq, ts: S, yo: job.yo, xo: job.xo, yp: job.yp, xp: job.xp}
+	yo, xo := job.setRows(m)
+	ko := q.out
+	for t := range yo {
+		yo[t], xo[t] = t*ko, t*S
+	}
+	job.pad(m)
+	b.runQ8Job(q, job)
 }

@@ -469,6 +469,40 @@ func (p *bf16Panels) save(o *wcache.Object, prefix string) {
 	}
 }
 
+// save writes the int8 conv weights (dims, packed bytes, meta) under
+// prefix.
+func (c *q8Conv) save(o *wcache.Object, prefix string) {
+	o.PutInt(prefix+"out", c.out)
+	o.PutInt(prefix+"in", c.in)
+	o.PutInt(prefix+"taps", c.taps)
+	o.PutBytes(prefix+"w", unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(c.w))), len(c.w)))
+	o.PutBytes(prefix+"meta", unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(c.meta))), 4*len(c.meta)))
+}
+
+// q8ConvFromCache rebuilds int8 conv weights on the object's views.
+func q8ConvFromCache(o *wcache.Object, prefix string) (*q8Conv, error) {
+	d, err := dims(o, prefix, "out", "in", "taps")
+	if err != nil {
+		return nil, err
+	}
+	c := &q8Conv{out: d[0], in: d[1], taps: d[2], inP: (d[1] + 3) / 4 * 4, panels: (d[0] + PanelRows - 1) / PanelRows}
+	w, err := o.Bytes(prefix + "w")
+	if err != nil {
+		return nil, err
+	}
+	meta, err := o.Bytes(prefix + "meta")
+	if err != nil {
+		return nil, err
+	}
+	if len(w) != c.panels*c.taps*c.inP*PanelRows || len(meta) != 4*c.taps*c.panels*32 || !aligned64(meta) {
+		return nil, fmt.Errorf("int8 conv %d×%d in %d taps: %d weight bytes and %d meta bytes (64-byte aligned %t), want %d and %d",
+			c.out, c.in, c.taps, len(w), len(meta), aligned64(meta), c.panels*c.taps*c.inP*PanelRows, 4*c.taps*c.panels*32)
+	}
+	c.w = unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(w))), len(w))
+	c.meta = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(meta))), len(meta)/4)
+	return c, nil
+}
+
 // bf16FromCache rebuilds bf16 panels on the object's view.
 func bf16FromCache(o *wcache.Object, prefix string) (*bf16Panels, error) {
 	d, err := dims(o, prefix, "rows", "cols")
@@ -545,8 +579,8 @@ func (c *convWeights) save(o *wcache.Object, prefix string) {
 		c.f32.save(o, prefix+"f32.")
 	case c.bf != nil:
 		c.bf.save(o, prefix+"bf16.")
-	case c.q8 != nil:
-		c.q8.save(o, prefix+"q8.")
+	case c.q8c != nil:
+		c.q8c.save(o, prefix+"q8c.")
 	}
 }
 
@@ -581,8 +615,8 @@ func convFromCache(o *wcache.Object, prefix string, transposed bool) (*convWeigh
 			r, k = c.bf.dims.rows, c.bf.dims.cols
 		}
 	case "int8":
-		if c.q8, err = q8FromCache(o, prefix+"q8."); err == nil {
-			r, k = c.q8.rows, c.q8.cols
+		if c.q8c, err = q8ConvFromCache(o, prefix+"q8c."); err == nil {
+			r, k = c.q8c.out, c.q8c.taps*c.q8c.in
 		}
 	default:
 		err = fmt.Errorf("conv precision %q unknown", c.precision)
