@@ -109,8 +109,58 @@ func Codec(o CodecOptions, logf func(string, ...any)) (*CodecReport, error) {
 }
 
 // codecPeak measures the peak of precision prec on threads (best of three
-// runs of d): GMAC/s and the instruction.
-func codecPeak(prec string, threads int, d time.Duration) (float64, string, error) {
+// runs of d): GMAC/s and the instruction. A spec mixing layer precisions
+// (bf16+res=int8) gets the rate at which each family's MACs at its own
+// precision's peak would take the frame: Σ MACs / Σ (MACs_f / peak_f).
+func codecPeak(prec string, cfg *codec.Config, threads int, d time.Duration) (float64, string, error) {
+	fam, err := codec.FamilyPrecisions(prec)
+	if err != nil {
+		return 0, "", err
+	}
+	uniform := fam == nil
+	for _, q := range fam {
+		uniform = uniform && q == fam[codec.FamRes]
+	}
+	if uniform {
+		if fam != nil {
+			prec = fam[codec.FamRes]
+		}
+		return layerPeak(prec, threads, d)
+	}
+	macs := cfg.MACsPerFamily()
+	peaks := map[string]float64{}
+	hows := map[string]string{}
+	var total, secs float64
+	for _, f := range codec.Families() {
+		q := fam[f]
+		if _, ok := peaks[q]; !ok {
+			p, how, err := layerPeak(q, threads, d)
+			if err != nil {
+				return 0, "", err
+			}
+			peaks[q], hows[q] = p, how
+		}
+		total += float64(macs[f])
+		secs += float64(macs[f]) / peaks[q]
+	}
+	var parts []string
+	for _, q := range []string{"int8", "bf16", "fp32"} {
+		var m float64
+		for _, f := range codec.Families() {
+			if fam[f] == q {
+				m += float64(macs[f])
+			}
+		}
+		if m > 0 {
+			parts = append(parts, fmt.Sprintf("%s %.0f GMAC/s on %.0f%% of the MACs", hows[q], peaks[q], 100*m/total))
+		}
+	}
+	return total / secs, "by family: " + strings.Join(parts, ", "), nil
+}
+
+// layerPeak measures the peak of one layer precision (fp32, bf16, int8;
+// "mixed" counts as fp32) on threads, best of three runs of d.
+func layerPeak(prec string, threads int, d time.Duration) (float64, string, error) {
 	var best float64
 	var how string
 	for i := 0; i < 3; i++ {
@@ -136,11 +186,6 @@ func codecPeak(prec string, threads int, d time.Duration) (float64, string, erro
 // codecPrecision times one precision.
 func codecPrecision(o CodecOptions, prec string, b *simd.Backend, r *rand.Rand, rep *CodecReport, logf func(string, ...any)) (*CodecPrecisionReport, error) {
 	out := &CodecPrecisionReport{Precision: prec}
-	logf("%s: measuring its peak on %d thread(s), best of 3 × %s", prec, o.Threads, o.Peak)
-	peak, how, err := codecPeak(prec, o.Threads, o.Peak)
-	if err != nil {
-		rep.PeakNote = err.Error()
-	}
 	logf("loading %s in %s", o.Codec, prec)
 	m, err := host.OpenCodec(o.Codec, b, prec)
 	if err != nil {
@@ -148,6 +193,11 @@ func codecPrecision(o CodecOptions, prec string, b *simd.Backend, r *rand.Rand, 
 	}
 	defer m.Close()
 	cfg := m.Config()
+	logf("%s: measuring its peak on %d thread(s), best of 3 × %s", prec, o.Threads, o.Peak)
+	peak, how, err := codecPeak(prec, &cfg, o.Threads, o.Peak)
+	if err != nil {
+		rep.PeakNote = err.Error()
+	}
 	rep.MACsPerFrame, rep.SamplesPerFrame = cfg.MACsPerFrame(), m.SamplesPerFrame()
 	out.WeightBytes, _ = m.WeightBytes()
 
@@ -175,7 +225,7 @@ func codecPrecision(o CodecOptions, prec string, b *simd.Backend, r *rand.Rand, 
 		}
 	}
 	m.SetStageHook(nil)
-	if p2, how2, err := codecPeak(prec, o.Threads, o.Peak); err == nil && p2 > peak {
+	if p2, how2, err := codecPeak(prec, &cfg, o.Threads, o.Peak); err == nil && p2 > peak {
 		peak, how = p2, how2
 	}
 	out.PeakGMACs, out.PeakHow = peak, how

@@ -381,25 +381,36 @@ func dilation(u int) int { return int(math.Pow(3, float64(u))) }
 // decoder (matrices, convolutions and attention scores over a full window).
 func (c *Config) MACsPerFrame() int64 {
 	var n int64
+	for _, m := range c.MACsPerFamily() {
+		n += m
+	}
+	return n
+}
+
+// MACsPerFamily returns MACsPerFrame split by layer family (Families; the
+// transformer's attention scores count with it, the upsample stages'
+// depthwise convs with upsample).
+func (c *Config) MACsPerFamily() map[string]int64 {
+	f := map[string]int64{}
 	q, cd, L, H := int64(c.CodebookDim/2), int64(c.CodebookDim), int64(c.LatentDim), int64(c.Hidden)
 	a, I := int64(c.Heads*c.HeadDim), int64(c.Intermediate)
-	n += 2 * q * cd // RVQ projections
-	n += 3 * cd * L // pre_conv
-	n += 2 * L * H  // input and output projections
-	n += int64(c.Layers) * (4*a*H + 3*I*H + 2*a*int64(c.SlidingWindow))
+	f[FamTransformer] += 2 * q * cd // RVQ projections
+	f[FamTransformer] += 3 * cd * L // pre_conv
+	f[FamTransformer] += 2 * L * H  // input and output projections
+	f[FamTransformer] += int64(c.Layers) * (4*a*H + 3*I*H + 2*a*int64(c.SlidingWindow))
 	rows := int64(1)
 	for _, r := range c.UpsamplingRatios {
-		n += rows * int64(r) * L * L // transposed conv: r outputs per input row
+		f[FamUpsample] += rows * int64(r) * L * L // transposed conv: r outputs per input row
 		rows *= int64(r)
-		n += rows * (7*L + 8*L*L) // depthwise, pwconv1, pwconv2
+		f[FamUpsample] += rows * (7*L + 8*L*L) // depthwise, pwconv1, pwconv2
 	}
-	n += rows * 7 * L * int64(c.DecoderDim)
+	f[FamVocoderIn] += rows * 7 * L * int64(c.DecoderDim)
 	for i, s := range c.UpsampleRates {
 		in, out := c.blockDims(i)
-		n += rows * int64(in*out*2*s) // transposed conv
+		f[FamTConv] += rows * int64(in*out*2*s) // transposed conv
 		rows *= int64(s)
-		n += rows * 3 * (7 + 1) * int64(out*out)
+		f[FamRes] += rows * 3 * (7 + 1) * int64(out*out)
 	}
-	n += rows * 7 * int64(c.outDim())
-	return n
+	f[FamOut] += rows * 7 * int64(c.outDim())
+	return f
 }

@@ -52,6 +52,21 @@ func ParsePrecision(s string) (string, error) {
 	return p.String(), nil
 }
 
+// FamilyPrecisions returns the layer precision ("fp32", "bf16", "int8") of
+// every family under precision spec s, or nil for "mixed" (a layer's
+// precision there follows its rows).
+func FamilyPrecisions(s string) (map[string]string, error) {
+	p, err := parsePrecision(s)
+	if err != nil || p.mixed {
+		return nil, err
+	}
+	out := make(map[string]string, len(p.fam))
+	for f, q := range p.fam {
+		out[f] = q
+	}
+	return out, nil
+}
+
 // String returns the canonical form: the base, then the overrides in
 // family order.
 func (p precisionSpec) String() string {

@@ -39,7 +39,7 @@ type VoiceOptions struct {
 func voicePrecision(p string) (string, error) {
 	switch p {
 	case "", "auto":
-		return simd.DefaultCodecPrecision(), nil
+		return simd.DefaultEncoderPrecision(), nil
 	case "fp32", "bf16":
 		return p, nil
 	}

@@ -59,6 +59,7 @@ type Backend struct {
 	winRope    winRopeTable   // WindowAttention's cos and sin of the last call's positions
 	resT       resUnitTask    // ResUnit's call (backend_res_unit.go)
 	resHalo    []uint16       // ResUnit: each tile's history rows, bf16
+	resHalo8   []byte         // ResUnit: each tile's history rows, int8
 	resHist    []float32      // ResUnit: each segment's new history
 	slots      []tileSlot     // the tiled ops' per-thread scratch (tiled_ops.go)
 	tileRows   int            // the tiled ops' rows per tile; 0: by their bytes (SetTileRows)

@@ -13,7 +13,9 @@ import "fmt"
 // calls it replaces (Snake into the conv's input, Conv, Snake, ConvAdd).
 // It implements codec.ResUnitBackend.
 //
-// Fused (the VDPBF16PS path, both convs bf16, channels a multiple of 16):
+// Fused (the VDPBF16PS path, both convs bf16, channels a multiple of 16;
+// or both convs int8 on the AVX-512 VNNI kernel, each tile's rows
+// quantized where the bf16 path rounds them):
 // the rows are cut into time tiles and each thread takes a tile through all
 // four steps while its activations stay in its cache, instead of four passes
 // over the whole batch (each an 11.8 MB write and read at 4 streams × 4
@@ -110,6 +112,7 @@ type resUnitTask struct {
 
 	halos   bool      // the pass running: halos, else tiles
 	halo    []uint16  // each tile's H rows of cat, rounded to bf16
+	halo8   []byte    // int8: each tile's H rows of cat, quantized
 	newHist []float32 // each segment's last H rows of cat
 	// per-thread scratch, claimed by RunRange: f holds Snake₁ of the
 	// tile's rows, then Conv₁'s outputs; xb Conv₁'s input (history then
@@ -119,9 +122,16 @@ type resUnitTask struct {
 
 // fusable reports whether the unit runs fused at the active level.
 func (u *resUnitTask) fusable(b *Backend) bool {
+	if u.int8() {
+		return q8ConvKernel(u.l, u.c1.q8c) && q8ConvKernel(u.l, u.c2.q8c) && u.c1.q8c.bytes() <= resMaxWeightBytes
+	}
 	return b.rowListed() && u.c1.dotPath() && u.c2.dotPath() && u.ch%PanelRows == 0 &&
 		u.c1.bf.bytes() <= resMaxWeightBytes
 }
+
+// int8 reports whether both convs are int8 (the tiles quantize their
+// inputs instead of rounding them to bf16).
+func (u *resUnitTask) int8() bool { return u.c1.q8c != nil && u.c2.q8c != nil }
 
 // resMaxWeightBytes is the largest first conv (bf16 bytes) ResUnit fuses:
 // each tile reads the convs' weights again, which the unfused conv reads
@@ -138,11 +148,19 @@ func (u *resUnitTask) tilesPer() int { return (u.m + u.T - 1) / u.T }
 func (b *Backend) runResUnit(u *resUnitTask, threads int) {
 	ch, H, T := u.ch, u.H, u.T
 	tiles := u.batch * u.tilesPer()
-	b.resHalo = resized(b.resHalo, tiles*H*ch)
 	b.resHist = resized(b.resHist, u.batch*H*ch)
-	u.halo, u.newHist = b.resHalo, b.resHist
-	rowsMax := (T + 5) / 6 * 6
-	u.slots = b.tileSlots(max(T, H)*ch, (H+T)*ch, T*ch, rowsMax)
+	u.newHist = b.resHist
+	if u.int8() {
+		S := q8RowStride(ch)
+		b.resHalo8 = resized(b.resHalo8, tiles*H*S)
+		u.halo8 = b.resHalo8
+		u.slots = b.tileSlotsQ8(max(T, H)*ch, (H+T)*S, T*S)
+	} else {
+		b.resHalo = resized(b.resHalo, tiles*H*ch)
+		u.halo = b.resHalo
+		rowsMax := (T + 5) / 6 * 6
+		u.slots = b.tileSlots(max(T, H)*ch, (H+T)*ch, T*ch, rowsMax)
+	}
 	u.halos = true
 	b.runTiles(u, tiles+u.batch, threads)
 	u.halos = false
@@ -192,6 +210,11 @@ func (u *resUnitTask) haloUnit(s *tileSlot, i int) {
 	seg, a := i/per, i%per*u.T
 	f := s.f[:H*ch]
 	u.catRows(f, seg, a, a+H)
+	if u.int8() {
+		S := q8RowStride(ch)
+		quantizeRowsQ8(u.l, u.halo8[i*H*S:(i+1)*H*S], f, H, ch, ch)
+		return
+	}
 	toBF16(u.l, u.halo[i*H*ch:(i+1)*H*ch], f)
 }
 
@@ -202,6 +225,10 @@ func (u *resUnitTask) tile(s *tileSlot, i int) {
 	per := u.tilesPer()
 	seg, a := i/per, i%per*u.T
 	n := min(u.T, u.m-a)
+	if u.int8() {
+		u.tileQ8(s, i, seg, a, n)
+		return
+	}
 	copy(s.xb[:H*ch], u.halo[i*H*ch:(i+1)*H*ch])
 	f := s.f[:n*ch]
 	u.catRows(f, seg, H+a, H+a+n)
@@ -214,4 +241,37 @@ func (u *resUnitTask) tile(s *tileSlot, i int) {
 	toBF16(u.l, s.tb[:n*ch], f)
 	yp, xp = s.list(n, u.x[(seg*u.m+a)*ch:], ch, s.tb, ch)
 	dotRows(u.l, yp, xp, u.c2.bf, u.c2.bias, 1, 0, true)
+}
+
+// tileQ8 is tile for int8 convs: the rows quantized (behind the halo's
+// quantized rows) where the bf16 path rounds them, the convs on the int8
+// row kernel, the second adding to x in its stores.
+func (u *resUnitTask) tileQ8(s *tileSlot, i, seg, a, n int) {
+	ch, H := u.ch, u.H
+	S := q8RowStride(ch)
+	copy(s.xq[:H*S], u.halo8[i*H*S:(i+1)*H*S])
+	f := s.f[:n*ch]
+	u.catRows(f, seg, H+a, H+a+n)
+	quantizeRowsQ8(u.l, s.xq[H*S:(H+n)*S], f, n, ch, ch)
+	c1, c2 := u.c1.q8c, u.c2.q8c
+	j := &s.job
+	*j = q8Job{y: f, xq: s.xq[:(H+n)*S], ts: u.c1.dilation * S, bias: u.c1.bias, yo: j.yo, xo: j.xo, yp: j.yp, xp: j.xp}
+	yo, xo := j.setRows(n)
+	for r := range yo {
+		yo[r], xo[r] = r*ch, r*S
+	}
+	j.pad(n)
+	j.prepare(u.l, c1)
+	q8ConvRun(u.l, c1, j, 0, len(j.yo), 0, c1.panels)
+	snakeRows(u.l, f, f, n, u.s2.a, u.s2.inv)
+	quantizeRowsQ8(u.l, s.tq[:n*S], f, n, ch, ch)
+	x := u.x[(seg*u.m+a)*ch : (seg*u.m+a+n)*ch]
+	*j = q8Job{y: x, xq: s.tq[:n*S], ts: S, bias: u.c2.bias, add: true, yo: j.yo, xo: j.xo, yp: j.yp, xp: j.xp}
+	yo, xo = j.setRows(n)
+	for r := range yo {
+		yo[r], xo[r] = r*ch, r*S
+	}
+	j.pad(n)
+	j.prepare(u.l, c2)
+	q8ConvRun(u.l, c2, j, 0, len(j.yo), 0, c2.panels)
 }

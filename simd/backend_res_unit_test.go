@@ -41,8 +41,8 @@ func resUnitComposed(t *testing.T, b *Backend, x, hist []float32, m, batch, ch, 
 // precision, on 1 and 2 threads: x and the history both. Tiles of 6 and 12
 // rows put tile edges inside the dilated taps' reach (H = 6, 18 and 54
 // rows), in segments shorter than the history, than a tile, and of a
-// partial last tile. On the VDPBF16PS path with enough tiles it must run
-// fused; where it declines, it must change nothing.
+// partial last tile. On the VDPBF16PS path and the int8 VNNI kernel, with
+// enough tiles, it must run fused; where it declines, it must change nothing.
 func TestBackendResUnit(t *testing.T) {
 	cases := []struct{ ch, d, m, batch, tile int }{
 		{16, 1, 40, 2, 6},
@@ -88,7 +88,8 @@ func TestBackendResUnit(t *testing.T) {
 						t.Fatal(err)
 					}
 					T := resTileRows(ch, c.tile)
-					canFuse := prec == "bf16" && b.rowListed() && bf16Dot(active) && c.batch*((c.m+T-1)/T) >= 2*threads
+					onKernel := prec == "bf16" && b.rowListed() && bf16Dot(active) || prec == "int8" && q8Asm(active)
+					canFuse := onKernel && c.batch*((c.m+T-1)/T) >= 2*threads
 					if fused != canFuse {
 						t.Fatalf("%s %d thread(s) %+v: fused %v, want %v", prec, threads, c, fused, canFuse)
 					}

@@ -103,13 +103,26 @@ func convGemmBF16DotGeneric(y []float32, ldy int, xb []uint16, ldx, m int, p *bf
 	}
 }
 
-// DefaultCodecPrecision returns the codec precision omni uses when none is
+// DefaultCodecPrecision returns the codec decoder's precision when none is
 // asked for, chosen by measurement (RATIONALE.md, "Which codec precision
-// is the default?"): "bf16" at the active level when it computes in bf16
-// (VDPBF16PS: twice the fp32 FMA's rate, 35 dB against fp32 on the real
-// geometry), else "fp32" (bf16 weights widened to fp32 are no faster where
-// the codec is compute-bound).
+// is the default?"): at a level that computes in bf16 (VDPBF16PS, and the
+// int8 VNNI conv kernel beside it) "bf16+res=int8" — the residual units'
+// convs, 86 % of the vocoder's MACs, in int8 (twice VDPBF16PS's rate), the
+// rest in bf16: 34.6 dB against fp32 over 200 frames of the real geometry,
+// 0.69 of bf16's time; elsewhere "fp32" (bf16 weights widened to fp32 are
+// no faster where the codec is compute-bound, and no other level was
+// measured).
 func DefaultCodecPrecision() string {
+	if bf16Dot(active) && q8Asm(active) {
+		return "bf16+res=int8"
+	}
+	return "fp32"
+}
+
+// DefaultEncoderPrecision returns the voice encoders' precision (the
+// speaker encoder and the codec encoder, which have no int8 path) when none
+// is asked for: "bf16" at a level that computes in bf16, else "fp32".
+func DefaultEncoderPrecision() string {
 	if bf16Dot(active) {
 		return "bf16"
 	}

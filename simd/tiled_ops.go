@@ -41,6 +41,9 @@ type tileSlot struct {
 	f      []float32
 	xb, tb []uint16
 	yp, xp []uintptr
+	// the int8 ResUnit: the convs' quantized inputs and row list
+	xq, tq []byte
+	job    q8Job
 }
 
 // tileSlots returns a slot for every thread the pool may run at once
@@ -60,6 +63,16 @@ func (b *Backend) tileSlots(f, xb, tb, rows int) []tileSlot {
 		s.yp, s.xp = resized(s.yp, rows), resized(s.xp, rows)
 	}
 	return b.slots[:n]
+}
+
+// tileSlotsQ8 is tileSlots for the int8 ResUnit: fp32 activations and
+// the two convs' quantized inputs (bytes).
+func (b *Backend) tileSlotsQ8(f, xq, tq int) []tileSlot {
+	s := b.tileSlots(f, 0, 0, 0)
+	for i := range s {
+		s[i].xq, s[i].tq = resized(s[i].xq, xq), resized(s[i].tq, tq)
+	}
+	return s
 }
 
 // runTiles runs t over [0, n) on the pool (p.mu taken; chunks of one

@@ -58,7 +58,8 @@ func cliVars() kong.Vars {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	return kong.Vars{
 		"max_threads": strconv.Itoa(maxThreads), "max_streams": strconv.Itoa(maxStreams),
-		"max_frames": strconv.Itoa(maxFrames), "max_hop_depth": strconv.Itoa(maxHopDepth), "max_repeat": strconv.Itoa(maxRepeat),
+		"codec_precision_help": codecPrecisionHelp,
+		"max_frames":           strconv.Itoa(maxFrames), "max_hop_depth": strconv.Itoa(maxHopDepth), "max_repeat": strconv.Itoa(maxRepeat),
 		"talker_temperature": f(c.Talker.Temperature), "talker_top_k": strconv.Itoa(c.Talker.TopK),
 		"talker_top_p": f(c.Talker.TopP), "talker_min_p": f(c.Talker.MinP),
 		"talker_repetition_penalty": f(c.Talker.RepetitionPenalty), "talker_min_tokens": strconv.Itoa(c.Talker.MinTokens),

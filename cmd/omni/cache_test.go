@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/omni-tts/omni/simd"
 )
 
 // TestMain keeps the prepared-weights cache of every command a test runs
@@ -39,7 +41,7 @@ func TestCacheCommands(t *testing.T) {
 		return out.String()
 	}
 	out := ls()
-	if strings.Count(out, " yes ") != 2 || !strings.Contains(out, "talker and code predictor of synth:tiny in int8") || !strings.Contains(out, "codec of synth:tiny in "+resolveCodecPrecision("auto")) {
+	if strings.Count(out, " yes ") != 2 || !strings.Contains(out, "talker and code predictor of synth:tiny in int8") || !strings.Contains(out, "codec of synth:tiny in "+simd.DefaultCodecPrecision()) {
 		t.Fatalf("cache ls after a first say:\n%s", out)
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*-codec-*.owc"))

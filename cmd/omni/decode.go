@@ -24,7 +24,7 @@ type decodeCmd struct {
 	Codes     string `arg:"" help:"Codes JSON as omni run writes it (\"-\" = stdin)."`
 	Out       string `short:"o" required:"" help:"WAV file to write (\"-\" = stdout, sizes left unknown); written as NAME.partial, renamed to NAME when whole."`
 	Codec     string `help:"Codec: a codec or checkpoint directory, or synth:SIZE[@SEED] (default: the codes file's model)."`
-	Precision string `default:"auto" enum:"auto,fp32,bf16,int8,mixed" help:"Codec precision: ${enum}; auto is bf16 where the kernels compute in bf16 (AVX-512 BF16), else fp32; bf16 stores the weights in bfloat16 (computed in bf16 on AVX-512 BF16, else in fp32); mixed is int8 for the layers of at most 32 rows per frame, fp32 for the rest (${default})."`
+	Precision string `default:"auto" help:"${codec_precision_help} (${default})."`
 	Chunk     int    `default:"25" help:"Decode this many frames per call, 0..${max_frames} (0 = all at once; the scratch grows with it, ≈ 3.7 MB per frame); the samples are the same either way (${default})."`
 	Wasm      bool   `help:"Decode inside the WASI guest (the codec graph in wasm, its kernels as host functions, the weights loaded once on the host); the same samples."`
 }
@@ -97,7 +97,9 @@ func (c *decodeCmd) Run(g *Globals, ctx context.Context) error {
 	if spec == "" {
 		return errors.New("decode: the codes file names no model; give --codec")
 	}
-	c.Precision = resolveCodecPrecision(c.Precision)
+	if c.Precision, err = resolveCodecPrecision(c.Precision); err != nil {
+		return err
+	}
 	if c.Wasm {
 		return c.runWASI(g, ctx, spec, frames)
 	}

@@ -26,7 +26,7 @@ type engineFlags struct {
 	StatsDir      string `name:"stats-dir" help:"Keep the step-stats dump here (default: a temporary directory, or $OMNI_STEP_STATS_DIR)." env:"OMNI_STEP_STATS_DIR"`
 	ChunkAdaptive *bool  `name:"chunk-adaptive" negatable:"" help:"Adaptive chunk sizing (default: the deploy profile's; auto says yes, edge no)."`
 	Codec         string `help:"Codec for the audio: a codec or checkpoint directory, or synth:SIZE[@SEED] (default: the model's own)."`
-	CodecPrec     string `name:"codec-precision" default:"auto" enum:"auto,fp32,bf16,int8,mixed" help:"Codec precision: ${enum}; auto is bf16 where the kernels compute in bf16 (AVX-512 BF16), else fp32 (${default})."`
+	CodecPrec     string `name:"codec-precision" default:"auto" help:"${codec_precision_help} (${default})."`
 	CodecThreads  int    `name:"codec-threads" help:"Threads the codec stage decodes on while generation runs; it takes all of --threads while generation waits (default: the deploy profile's codec_threads)."`
 	cacheFlags
 
@@ -59,7 +59,11 @@ func (f *engineFlags) hostOptions(g *Globals, maxBatch int, mode host.Mode) (hos
 	if err := f.check(); err != nil {
 		return host.Options{}, deploy.Profile{}, err
 	}
-	f.CodecPrec = resolveCodecPrecision(f.CodecPrec)
+	cp, err := resolveCodecPrecision(f.CodecPrec)
+	if err != nil {
+		return host.Options{}, deploy.Profile{}, err
+	}
+	f.CodecPrec = cp
 	prec, err := predictor.ParsePrecision(f.Precision)
 	if err != nil {
 		return host.Options{}, deploy.Profile{}, err
