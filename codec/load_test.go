@@ -176,4 +176,12 @@ func TestRealGeometry(t *testing.T) {
 	if g := float64(cfg.MACsPerFrame()) / 1e9; g < 2.40 || g > 2.56 {
 		t.Errorf("%.3f GMAC per frame, A.7 counts ≈ 2.48", g)
 	}
+	// The residual units by hand: 4 rows per frame enter the vocoder
+	// (upsampling 2·2), blocks of strides 8, 5, 4, 3 halve 1536 channels
+	// each time; every block runs three units of a 7-tap and a 1-tap conv
+	// of out×out per output row: 24·(32·768² + 160·384² + 640·192² +
+	// 1920·96²) = 2,010,120,192.
+	if got := cfg.MACsPerFamily()[codec.FamRes]; got != 2_010_120_192 {
+		t.Errorf("residual units: %d MACs per frame, want 2,010,120,192", got)
+	}
 }
