@@ -117,7 +117,7 @@ func codecPeak(prec string, cfg *codec.Config, threads int, d time.Duration) (fl
 	if err != nil {
 		return 0, "", err
 	}
-	uniform := fam == nil
+	uniform := true // also for "mixed" (fam nil)
 	for _, q := range fam {
 		uniform = uniform && q == fam[codec.FamRes]
 	}

@@ -46,7 +46,8 @@ func RealConfig() Config {
 // of dilation 1, 3, 9) for tests: head_dim differs from hidden/heads, the
 // window is 5 so a few frames cross it, one block has stride 1 (a one-row
 // transposed-conv carry), and every matrix and convolution input is a
-// multiple of 32 wide so the int8 kernels take it too; 48 samples per frame.
+// multiple of 32 wide so the int8 matrix kernels' blocks take it too; 48
+// samples per frame.
 func TinyConfig() Config {
 	return Config{
 		CodebookSize: 24, CodebookDim: 64, LatentDim: 64, DecoderDim: 512,

@@ -91,7 +91,7 @@ func (f ModelFiles) openCodec(b codec.Backend, precision string) (*codec.Model, 
 // 2048 entries per codebook (the synthetic talker's codes) and strides
 // 8·5·4·3, so a frame is 1920 samples at 24 kHz as with the real codec —
 // on narrow layers (decoder_dim 512: every vocoder width a multiple of 32,
-// as int8 needs), cheap enough for tests.
+// as the int8 matrices' blocks need), cheap enough for tests.
 func SynthCodecConfig(size string) codec.Config {
 	size, _ = predictor.SynthBaseSize(size) // a Base model has its size's codec
 	switch size {

@@ -112,10 +112,10 @@ const convPrecisions = "fp32, bf16 or int8"
 // layout) with dilation and an optional bias (nil or out values). Precision
 // "fp32" is the reference; "bf16" rounds the weights to bfloat16 (half the
 // bytes; converted exactly in the kernel, summed in fp32 with FMA, the same
-// bits at every level: conv_bf16.go); "int8" quantizes the weights in blocks of
-// ConvBlock along each tap's inputs (one fp32 scale per output, tap and
-// block of 32 inputs) and the activations per row and block at run time, as
-// NewMatrix's "int8" does (without the Hadamard rotation). It implements
+// bits at every level: conv_bf16.go); "int8" quantizes the weights with one
+// scale per output and tap and each input row with one scale at run time,
+// sums each tap exactly in int32 and scales it into fp32 (conv_q8rows.go;
+// any channel count, the same bits at every level). It implements
 // codec.Backend.
 func (b *Backend) NewConv(out, in, kernel, dilation int, w, bias []float32, precision string) (int32, error) {
 	sig := sigConv("conv", out, in, kernel, dilation, bias != nil, precision)

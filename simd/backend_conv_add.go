@@ -3,10 +3,10 @@ package simd
 // ConvAdd adds a causal dilated convolution to y: y += Conv(x) (x, m,
 // batch and w as Conv), with the bits of Conv into a scratch followed by
 // AddTo (each output's sum and bias rounded as Conv rounds them, then the
-// add). On the VDPBF16PS path, and for a 1-tap int8 conv, the add is fused
-// into the kernel's stores, so no scratch is written or read again (a residual unit's second conv,
-// the codec's largest elementwise pass); elsewhere it runs as those two
-// calls. It implements codec.ConvAddBackend.
+// add). On the VDPBF16PS path, and for a 1-tap int8 conv, the add is
+// fused into the kernel's stores, so no scratch is written or read again
+// (a residual unit's second conv, the codec's largest elementwise pass);
+// elsewhere it runs as those two calls. It implements codec.ConvAddBackend.
 func (b *Backend) ConvAdd(y, x []float32, m, batch int, w int32) error {
 	c, err := b.convCall("ConvAdd", y, x, m, batch, w)
 	if err != nil {

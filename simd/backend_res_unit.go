@@ -22,7 +22,7 @@ import "fmt"
 // frames of the last block) with a barrier between them. A tile's first
 // conv reads H rows before it, which the tile before it rewrites: a first
 // pass over the pool saves each tile's H rows of Snake₁, rounded to bf16
-// (and each segment's new history) before any tile runs. Every output sums
+// or quantized (and each segment's new history) before any tile runs. Every output sums
 // its products in the order the unfused kernels do, so the bits are theirs.
 //
 // It reports false, changing nothing, when it does not fuse (another
@@ -133,12 +133,14 @@ func (u *resUnitTask) fusable(b *Backend) bool {
 // inputs instead of rounding them to bf16).
 func (u *resUnitTask) int8() bool { return u.c1.q8c != nil && u.c2.q8c != nil }
 
-// resMaxWeightBytes is the largest first conv (bf16 bytes) ResUnit fuses:
-// each tile reads the convs' weights again, which the unfused conv reads
-// once per chunk of panels for all rows. Measured on the real codec
-// (bench codec, 4 streams × 4 frames, alternated): the 96-, 192- and
-// 384-channel blocks gain (28 against 38, 31 against 34, 30.5 against 31
-// ms a step), the 768-channel block (8.3 MB of weights) loses.
+// resMaxWeightBytes is the largest first conv (its packed bytes) ResUnit
+// fuses: each tile reads the convs' weights again, which the unfused conv
+// reads once per chunk of panels for all rows. Measured on the real codec
+// (bench codec, 4 streams × 4 frames, alternated): in bf16 the 96-, 192-
+// and 384-channel blocks gain (28 against 38, 31 against 34, 30.5 against
+// 31 ms a step), the 768-channel block (8.3 MB of weights) loses; in int8
+// that block (4.17 MB) fused gains a little over a bound of half (9.12–9.39
+// against 9.63–9.64 ms a stream-frame for bf16+res=int8).
 const resMaxWeightBytes = 4 << 20
 
 // tilesPer returns the tiles of one segment.
@@ -198,7 +200,7 @@ func (u *resUnitTask) catRows(dst []float32, seg, r0, r1 int) {
 }
 
 // haloUnit runs unit i of the halo pass: tile i's H rows of cat before its
-// own (rounded to bf16), or, past the tiles, segment i−tiles's new history.
+// own (rounded to bf16, or quantized), or, past the tiles, segment i−tiles's new history.
 func (u *resUnitTask) haloUnit(s *tileSlot, i int) {
 	ch, H := u.ch, u.H
 	per := u.tilesPer()

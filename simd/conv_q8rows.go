@@ -23,7 +23,8 @@ import (
 // the fp32 steps run in tap order, so any split of a stream into calls, or
 // of a call's rows over threads or tiles, gives the same bits; the generic
 // loop (q8ConvGeneric) is the definition the AVX-512 kernel matches bit
-// for bit.
+// for bit on finite inputs (a NaN or Inf activation gives garbage on both,
+// not the same garbage; the codec's weights are checked finite at load).
 //
 // Quantization (weights per output and tap, activations per row): s =
 // absmax/127, q = round-to-nearest-even(v · (127/absmax)) clamped to
@@ -32,9 +33,14 @@ import (
 // the 128·Σ_i qw of each output and tap is subtracted by starting the tap's
 // sum at its negative (corr).
 
-// q8Tiny is the absmax below which a row or weight block quantizes to zero
-// (its reciprocal would overflow float32).
+// q8Tiny is the absmax below which a row or weight block quantizes to zero:
+// a conservative bound, far above where 127/absmax would overflow float32.
 const q8Tiny = 1e-30
+
+// q8MaxTapInputs bounds a tap's inputs: its int32 sum starts at corr
+// (|corr| ≤ 128·127·in) and adds u·w (u ≤ 255, |w| ≤ 127), so every
+// partial sum stays below 48641·in < 2³¹.
+const q8MaxTapInputs = 32768
 
 // q8Conv is a conv GEMM weight W' (out rows × taps·in inputs, taps outer)
 // in int8 for the row kernel.
@@ -62,6 +68,9 @@ func newQ8Conv(wp []float32, rows, cols, taps int) (*q8Conv, error) {
 		return nil, fmt.Errorf("simd: int8 conv weights %d×%d in %d taps given %d values", rows, cols, taps, len(wp))
 	}
 	in := cols / taps
+	if in > q8MaxTapInputs {
+		return nil, fmt.Errorf("simd: int8 conv of %d inputs per tap: at most %d (a tap's int32 sum must not wrap)", in, q8MaxTapInputs)
+	}
 	c := &q8Conv{out: rows, in: in, taps: taps, inP: (in + 3) / 4 * 4, panels: (rows + PanelRows - 1) / PanelRows}
 	pb := taps * c.inP * PanelRows
 	c.w = make([]int8, c.panels*pb)

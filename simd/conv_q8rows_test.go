@@ -82,6 +82,8 @@ func TestQ8ConvRows(t *testing.T) {
 		{48, 22, 2, 5, 11, true, false},  // inputs padded to 24
 		{40, 16, 3, 2, 5, true, true},    // a partial panel: generic
 		{64, 20, 7, 1, 20, false, true},
+		{96, 256, 7, 2, 7, true, false}, // two chunks of panels (4 + 2)
+		{40, 16, 3, 2, 5, true, false},  // a partial panel over taps: generic
 	}
 	for _, tc := range cases {
 		if tc.add && tc.taps > 1 {

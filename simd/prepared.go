@@ -26,8 +26,9 @@ import (
 // CacheLayout names the layout of the objects this build prepares: what a
 // cache file of prepared weights is valid for. It changes whenever a
 // packing, a quantization or a prepared table changes (simd/2: bf16
-// convolutions hold one layout, pairs or panels, not both).
-var CacheLayout = fmt.Sprintf("simd/2 %s panel%d q8block%d convblock%d q4block%d hadamard-int8 align64", runtime.GOARCH, PanelRows, DefaultBlock, ConvBlock, Q4Block)
+// convolutions hold one layout, pairs or panels, not both; simd/3: int8
+// convolutions scaled per output and tap, q8rows).
+var CacheLayout = fmt.Sprintf("simd/3 %s panel%d q8block%d conv-q8rows q4block%d hadamard-int8 align64", runtime.GOARCH, PanelRows, DefaultBlock, Q4Block)
 
 // cacheState is a backend's recording or replay.
 type cacheState struct {
@@ -617,6 +618,15 @@ func convFromCache(o *wcache.Object, prefix string, transposed bool) (*convWeigh
 	case "int8":
 		if c.q8c, err = q8ConvFromCache(o, prefix+"q8c."); err == nil {
 			r, k = c.q8c.out, c.q8c.taps*c.q8c.in
+			// a conv's taps are its kernel's, each of in inputs; a
+			// transposed conv's W' is one tap of in inputs
+			taps, in := c.kernel, c.in
+			if transposed {
+				taps = 1
+			}
+			if c.q8c.taps != taps || c.q8c.in != in {
+				err = fmt.Errorf("int8 conv %d×%d×%d holds %d taps of %d inputs, want %d of %d", c.out, c.in, c.kernel, c.q8c.taps, c.q8c.in, taps, in)
+			}
 		}
 	default:
 		err = fmt.Errorf("conv precision %q unknown", c.precision)

@@ -29,12 +29,6 @@ import (
 // model's top-1 to 0.953 on one seed of three, too near the 0.95 bar.
 const DefaultBlock = 32
 
-// ConvBlock is the block length of the codec's int8 convolutions (NewConv
-// "int8"), named apart from DefaultBlock: a conv's channel count must be a
-// multiple of it to run in int8 (the vocoder's last block has 96 channels),
-// while a model matrix's block is a fidelity and speed choice of its own.
-const ConvBlock = 32
-
 // PanelRows is the number of output rows a packed panel holds: the kernels
 // produce 16 outputs per weight stream, and GemmQ8Rows/GemmF32Rows split work
 // at multiples of it.
