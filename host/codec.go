@@ -20,7 +20,11 @@ type CodecSettings struct {
 	// pulled ORG/NAME, the synthetic codec of a synth: model. With only a
 	// Source and no Model or Spec the engine runs without a codec.
 	Spec string
-	// Precision is "fp32" (default), "bf16", "int8" or "mixed" (codec.Precisions).
+	// Precision is "fp32" (default), "bf16", "int8", "mixed"
+	// (codec.Precisions), a per-family spec such as "bf16+res=int8"
+	// (codec.ParsePrecision), or "auto": the precision measured fastest
+	// within 30 dB of fp32 at the active kernel level
+	// (simd.DefaultCodecPrecision; what the omni command uses).
 	Precision string
 	// Threads is how many threads the codec decodes on while generation
 	// runs (default: Options.Threads). Its kernel pool has the larger of
@@ -50,7 +54,7 @@ func (o *Options) codecLoader() func(codec.Backend) (*codec.Model, error) {
 // directory (its speech_tokenizer/), a pulled hub id ORG/NAME[@REV], or
 // synth:SIZE[+outliers][@SEED] (the synthetic codec of that model, seed 1
 // unless given; SIZE may also be "real", the real codec's geometry).
-// precision "" means fp32.
+// precision "" means fp32, "auto" the level's default (CodecSettings).
 func OpenCodec(spec string, b codec.Backend, precision string) (*codec.Model, error) {
 	s, ok, err := predictor.SplitSynth(spec)
 	if err != nil {
@@ -66,12 +70,23 @@ func OpenCodec(spec string, b codec.Backend, precision string) (*codec.Model, er
 	return f.openCodec(b, precision)
 }
 
+// codecPrecision resolves CodecSettings.Precision's shorthands: "" is
+// fp32, "auto" the active level's default; anything else is the codec's
+// to check.
+func codecPrecision(p string) string {
+	switch p {
+	case "":
+		return "fp32"
+	case "auto":
+		return simd.DefaultCodecPrecision()
+	}
+	return p
+}
+
 // openCodec opens f's codec on b: the synthetic codec of a synthetic model
 // (SynthCodecConfig), else the one in f.Codec.
 func (f ModelFiles) openCodec(b codec.Backend, precision string) (*codec.Model, error) {
-	if precision == "" {
-		precision = "fp32"
-	}
+	precision = codecPrecision(precision)
 	var m *codec.Model
 	var err error
 	if f.Synth != nil {
