@@ -107,14 +107,18 @@ func convGemmBF16DotGeneric(y []float32, ldy int, xb []uint16, ldx, m int, p *bf
 // asked for, chosen by measurement (RATIONALE.md, "Which codec precision
 // is the default?"): at a level that computes in bf16 (VDPBF16PS, and the
 // int8 VNNI conv kernel beside it) "bf16+res=int8" — the residual units'
-// convs, 86 % of the vocoder's MACs, in int8 (twice VDPBF16PS's rate), the
+// convs, 81 % of the frame's MACs, in int8 (twice VDPBF16PS's rate), the
 // rest in bf16: 34.6 dB against fp32 over 200 frames of the real geometry,
-// 0.69 of bf16's time; elsewhere "fp32" (bf16 weights widened to fp32 are
-// no faster where the codec is compute-bound, and no other level was
-// measured).
+// 0.69 of bf16's time; at AVX-512 VNNI without BF16 "fp32+res=int8" (41.7
+// dB, 0.46 of fp32's time, measured at this level); elsewhere "fp32" (bf16
+// weights widened to fp32 are no faster where the codec is compute-bound,
+// and the int8 convs run only at AVX-512 VNNI).
 func DefaultCodecPrecision() string {
-	if bf16Dot(active) && q8Asm(active) {
+	switch {
+	case bf16Dot(active) && q8Asm(active):
 		return "bf16+res=int8"
+	case q8Asm(active):
+		return "fp32+res=int8"
 	}
 	return "fp32"
 }
