@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/omni-tts/omni/bench"
-	"github.com/omni-tts/omni/codec"
 )
 
 // benchCodecCmd times the codec decoder per step for each precision, stream
@@ -16,7 +15,7 @@ import (
 // the same run (bench.Codec).
 type benchCodecCmd struct {
 	Codec     string        `default:"synth:real" help:"Codec: a codec or checkpoint directory, or synth:SIZE[@SEED] (${default})."`
-	Precision string        `default:"fp32" help:"Codec precisions, comma-separated, each timed in turn: fp32, bf16, int8, mixed, or per-family specs such as bf16+transformer=fp32 (families transformer, upsample, vocoder_in, tconv, res, out) (${default})."`
+	Precision string        `default:"auto" help:"Codec precisions, comma-separated, each timed in turn: auto (the level's default, as --codec-precision), fp32, bf16, int8, mixed, or per-family specs such as bf16+transformer=fp32 (families transformer, upsample, vocoder_in, tconv, res, out) (${default})."`
 	Streams   string        `default:"1,4" help:"Stream counts, comma-separated; each step decodes frames-per-call frames of every stream as one batch (${default})."`
 	PerCall   string        `name:"frames-per-call" default:"1,4,25" help:"Frames per stream and decode call, comma-separated (the engine's chunker hands 2–25); weights are read once per call (${default})."`
 	Frames    int           `default:"6" help:"Timed steps per repeat, stream count and frames-per-call, after the warm-up (${default})."`
@@ -65,11 +64,11 @@ func (c *benchCodecCmd) Run(g *Globals, _ context.Context) error {
 }
 
 // parsePrecisions parses a comma-separated list of codec precisions
-// (presets or per-family specs, codec.ParsePrecision).
+// (auto, presets or per-family specs: resolveCodecPrecision).
 func parsePrecisions(list string) ([]string, error) {
 	var out []string
 	for _, f := range strings.Split(list, ",") {
-		p, err := codec.ParsePrecision(strings.TrimSpace(f))
+		p, err := resolveCodecPrecision(strings.TrimSpace(f))
 		if err != nil {
 			return nil, fmt.Errorf("bench codec: --precision %q: %w", list, err)
 		}

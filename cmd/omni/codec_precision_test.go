@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/omni-tts/omni/simd"
 )
 
 // TestCodecPrecisionFlag: --codec-precision takes per-family specs in any
@@ -21,6 +23,12 @@ func TestCodecPrecisionFlag(t *testing.T) {
 		if err != nil || got != want {
 			t.Errorf("resolveCodecPrecision(%q) = %q, %v; want %q", in, got, err, want)
 		}
+	}
+	if got, err := parsePrecisions("auto, res=int8+bf16x"); err == nil {
+		t.Errorf("bench codec --precision with a bad spec: %v, want an error", got)
+	}
+	if got, err := parsePrecisions("auto, fp32+res=int8"); err != nil || len(got) != 2 || got[0] != simd.DefaultCodecPrecision() || got[1] != "fp32+res=int8" {
+		t.Errorf("bench codec --precision auto,fp32+res=int8: %v, %v; want [%s fp32+res=int8]", got, err, simd.DefaultCodecPrecision())
 	}
 	for _, bad := range []string{"bogus", "res=int9", "bf16+res", "bf16+voice=int8"} {
 		var out, errb bytes.Buffer
