@@ -55,14 +55,20 @@ func listen(t *testing.T, s *core.Stream, pause func()) heard {
 }
 
 // decodeAlone decodes codes with the codec alone (one stream, one call) on
-// synth:tiny's codec.
+// synth:tiny's codec in fp32.
 func decodeAlone(t *testing.T, codes [][core.Codebooks]int32) []float32 {
+	t.Helper()
+	return decodeAloneIn(t, codes, "fp32")
+}
+
+// decodeAloneIn is decodeAlone in codec precision prec.
+func decodeAloneIn(t *testing.T, codes [][core.Codebooks]int32, prec string) []float32 {
 	t.Helper()
 	b := simd.NewBackend(1)
 	defer b.Close()
-	m, err := host.OpenCodec("synth:tiny", b, "fp32")
+	m, err := host.OpenCodec("synth:tiny", b, prec)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("codec precision %q: %v", prec, err)
 	}
 	defer m.Close()
 	s, err := m.NewStream()
