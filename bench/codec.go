@@ -74,6 +74,7 @@ type CodecPrecisionReport struct {
 
 // CodecReport is what "omni bench codec --json" prints.
 type CodecReport struct {
+	CPU             string                 `json:"cpu"` // CPUName
 	Codec           string                 `json:"codec"`
 	Threads         int                    `json:"threads"`
 	Level           string                 `json:"level"`
@@ -93,7 +94,7 @@ func Codec(o CodecOptions, logf func(string, ...any)) (*CodecReport, error) {
 		return nil, fmt.Errorf("bench codec: steps %d (≥ 1), warmup %d (≥ 0), repeats %d (≥ 1), %d precisions, %d stream counts, %d frames-per-call (each ≥ 1)",
 			o.Steps, o.Warmup, o.Repeats, len(o.Precisions), len(o.Streams), len(o.PerCall))
 	}
-	rep := &CodecReport{Codec: o.Codec, Threads: o.Threads, Level: simd.Active().String(), LoadAvgBefore: LoadAverage()}
+	rep := &CodecReport{CPU: CPUName(), Codec: o.Codec, Threads: o.Threads, Level: simd.Active().String(), LoadAvgBefore: LoadAverage()}
 	b := simd.NewBackend(o.Threads)
 	defer b.Close()
 	r := rand.New(rand.NewPCG(1, 2))

@@ -5,7 +5,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -72,7 +71,7 @@ func Kernels(o KernelsOptions, logf func(string, ...any)) (*KernelsReport, error
 	}
 	rep := KernelsReport{
 		Level: simd.Active().String(), Block: o.Block, Reps: o.Reps,
-		CPU: strings.TrimSpace(cpuid.CPU.BrandName), L3Bytes: cpuid.CPU.Cache.L3,
+		CPU: CPUName(), L3Bytes: cpuid.CPU.Cache.L3,
 		ReadBytes: int64(len(d.buf)), Int8Bytes: d.q8Bytes, FP32Bytes: d.f32Bytes,
 		Shapes: "1024x3072 and 3072x1024 matrices alternating (predictor MLP), x quantized before timing",
 	}

@@ -17,6 +17,7 @@ import (
 // N streams submitted together, generated and decoded by the engine's
 // codec stage, each read by its own player goroutine as the audio comes.
 type SpeechReport struct {
+	CPU            string `json:"cpu"` // CPUName
 	Model          string `json:"model"`
 	Precision      string `json:"precision"`
 	CodecPrecision string `json:"codec_precision"`
@@ -132,7 +133,7 @@ func Speech(ctx context.Context, e host.Engine, rec *stats.Recorder, o SpeechOpt
 		return nil, fmt.Errorf("bench: the engine shows no weights (pass the engine host.Open returned)")
 	}
 	audioMS := float64(o.Frames) * core.FrameMS
-	r := &SpeechReport{
+	r := &SpeechReport{CPU: CPUName(),
 		Model: o.Model, Precision: w.Precision.String(), CodecPrecision: o.CodecPrecision,
 		ModelThreads: o.ModelThreads, CodecThreads: o.CodecThreads, Streams: o.Streams, Frames: o.Frames,
 		WallMS: wall, RTF: wall / audioMS, CPUCores: cpu / wall,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/klauspost/cpuid/v2"
 
+	"github.com/omni-tts/omni/bench"
 	"github.com/omni-tts/omni/simd"
 )
 
@@ -52,7 +53,7 @@ func (versionCmd) Run(g *Globals, _ context.Context) error {
 		}
 	}
 	fmt.Fprintf(g.Stdout, "omni %s (%s, %s/%s)\n", rev, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	fmt.Fprintf(g.Stdout, "cpu: %s, %d physical cores\n", strings.TrimSpace(cpuid.CPU.BrandName), cpuid.CPU.PhysicalCores)
+	fmt.Fprintf(g.Stdout, "cpu: %s, %d physical cores\n", bench.CPUName(), cpuid.CPU.PhysicalCores)
 	fmt.Fprintf(g.Stdout, "features: %s\n", strings.Join(feats, " "))
 	fmt.Fprintf(g.Stdout, "kernel levels supported: %s\n", strings.Join(levels, " "))
 	fmt.Fprintf(g.Stdout, "kernel level in use: %s\n", simd.Active())
