@@ -255,25 +255,13 @@ func (u *resUnitTask) tileQ8(s *tileSlot, i, seg, a, n int) {
 	f := s.f[:n*ch]
 	u.catRows(f, seg, H+a, H+a+n)
 	quantizeRowsQ8(u.l, s.xq[H*S:(H+n)*S], f, n, ch, ch)
-	c1, c2 := u.c1.q8c, u.c2.q8c
 	j := &s.job
-	*j = q8Job{y: f, xq: s.xq[:(H+n)*S], ts: u.c1.dilation * S, bias: u.c1.bias, yo: j.yo, xo: j.xo, yp: j.yp, xp: j.xp}
-	yo, xo := j.setRows(n)
-	for r := range yo {
-		yo[r], xo[r] = r*ch, r*S
-	}
-	j.pad(n)
-	j.prepare(u.l, c1)
-	q8ConvRun(u.l, c1, j, 0, len(j.yo), 0, c1.panels)
+	j.reset(f, s.xq[:(H+n)*S], u.c1.dilation*S, u.c1.bias, false)
+	j.list(n, 1, ch, n, S)
+	j.run(u.l, u.c1.q8c)
 	snakeRows(u.l, f, f, n, u.s2.a, u.s2.inv)
 	quantizeRowsQ8(u.l, s.tq[:n*S], f, n, ch, ch)
-	x := u.x[(seg*u.m+a)*ch : (seg*u.m+a+n)*ch]
-	*j = q8Job{y: x, xq: s.tq[:n*S], ts: S, bias: u.c2.bias, add: true, yo: j.yo, xo: j.xo, yp: j.yp, xp: j.xp}
-	yo, xo = j.setRows(n)
-	for r := range yo {
-		yo[r], xo[r] = r*ch, r*S
-	}
-	j.pad(n)
-	j.prepare(u.l, c2)
-	q8ConvRun(u.l, c2, j, 0, len(j.yo), 0, c2.panels)
+	j.reset(u.x[(seg*u.m+a)*ch:(seg*u.m+a+n)*ch], s.tq[:n*S], S, u.c2.bias, true)
+	j.list(n, 1, ch, n, S)
+	j.run(u.l, u.c2.q8c)
 }

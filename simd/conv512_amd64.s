@@ -1,6 +1,7 @@
 //go:build amd64 && gc && !purego
 
 #include "textflag.h"
+#include "rowlist_amd64.h"
 
 // The conv GEMM's row-list micro-kernel at AVX-512: the AVX2 one
 // (conv_amd64.s) with a panel's 16 outputs in one zmm. 6 rows given by
@@ -21,15 +22,7 @@
 // in x, read in place); tk = k, tskip = 0 reads each row's block whole.
 // func gemmF32x6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int, ks int, xoff int, load int, tk int, tskip int)
 TEXT ·gemmF32x6RowsAVX512(SB), NOSPLIT, $8-88
-	MOVQ x+8(FP), R10
-	MOVQ 0(R10), AX
-	MOVQ 8(R10), BX
-	MOVQ 16(R10), CX
-	MOVQ 24(R10), SI
-	MOVQ 32(R10), R8
-	MOVQ 40(R10), R9
-	MOVQ y+0(FP), R10
-	MOVQ w+16(FP), DX
+	ROWLIST6
 	MOVQ np+32(FP), R14
 	MOVQ yoff+40(FP), R12
 	MOVQ ks+48(FP), R11

@@ -1,6 +1,7 @@
 //go:build amd64 && gc && !purego
 
 #include "textflag.h"
+#include "rowlist_amd64.h"
 
 // NEXTTAP ends one tap of a kernel below (all four share the frame layout
 // tk+48(FP), tskip+56(FP) and the local rem-8(SP), the inputs left): the
@@ -26,15 +27,7 @@
 // iteration.
 // func gemmF32x6RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int, tk int, tskip int)
 TEXT ·gemmF32x6RowsAVX2(SB), NOSPLIT, $8-64
-	MOVQ x+8(FP), R10
-	MOVQ 0(R10), AX
-	MOVQ 8(R10), BX
-	MOVQ 16(R10), CX
-	MOVQ 24(R10), SI
-	MOVQ 32(R10), R8
-	MOVQ 40(R10), R9
-	MOVQ y+0(FP), R10
-	MOVQ w+16(FP), DX
+	ROWLIST6
 	MOVQ np+32(FP), R14
 	MOVQ yoff+40(FP), R12
 r6panel:
@@ -161,15 +154,7 @@ r6store:
 // 8–15 (Y13). Y15 holds the mask, so every broadcast goes to Y14.
 // func gemmBF16x6RowsAVX2(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int, tk int, tskip int)
 TEXT ·gemmBF16x6RowsAVX2(SB), NOSPLIT, $8-64
-	MOVQ x+8(FP), R10
-	MOVQ 0(R10), AX
-	MOVQ 8(R10), BX
-	MOVQ 16(R10), CX
-	MOVQ 24(R10), SI
-	MOVQ 32(R10), R8
-	MOVQ 40(R10), R9
-	MOVQ y+0(FP), R10
-	MOVQ w+16(FP), DX
+	ROWLIST6
 	MOVQ np+32(FP), R14
 	MOVQ yoff+40(FP), R12
 	MOVL $0xffff0000, R11

@@ -1,6 +1,7 @@
 //go:build amd64 && gc && !purego
 
 #include "textflag.h"
+#include "rowlist_amd64.h"
 #include "bf16dot_amd64.h"
 
 // The bf16 conv GEMM's row-list micro-kernel at AVX-512 BF16: as
@@ -25,15 +26,7 @@
 // from rows d apart: no gathered copy); tk = k, tskip = 0 for one run.
 // func gemmBF16Dot6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, k int, np int, yoff int, ks int, xoff int, load int, bias unsafe.Pointer, add int, tk int, tskip int)
 TEXT ·gemmBF16Dot6RowsAVX512(SB), NOSPLIT, $8-104
-	MOVQ x+8(FP), R10
-	MOVQ 0(R10), AX
-	MOVQ 8(R10), BX
-	MOVQ 16(R10), CX
-	MOVQ 24(R10), SI
-	MOVQ 32(R10), R8
-	MOVQ 40(R10), R9
-	MOVQ y+0(FP), R10
-	MOVQ w+16(FP), DX
+	ROWLIST6
 	MOVQ np+32(FP), R14
 	MOVQ yoff+40(FP), R12
 	MOVQ ks+48(FP), R11

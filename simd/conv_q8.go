@@ -59,14 +59,8 @@ func (b *Backend) convQ8(y, x []float32, m, batch int, c *convWeights, addY bool
 	xq := b.q8Rows(batch * rows * S)
 	quantizeRowsQ8(active, xq, x, batch*rows, in, in)
 	job := &b.convQ8Job
-	*job = q8Job{y: y, xq: xq, ts: d * S, bias: c.bias, add: addY, yo: job.yo, xo: job.xo, yp: job.yp, xp: job.xp}
-	yo, xo := job.setRows(batch * m)
-	for s := 0; s < batch; s++ {
-		for t := 0; t < m; t++ {
-			yo[s*m+t], xo[s*m+t] = (s*m+t)*out, (s*rows+t)*S
-		}
-	}
-	job.pad(batch * m)
+	job.reset(y, xq, d*S, c.bias, addY)
+	job.list(m, batch, out, rows, S)
 	b.runQ8Job(q, job)
 }
 
@@ -78,12 +72,7 @@ func (b *Backend) gemmConvTQ8(tmp, x []float32, m int, c *convWeights) {
 	xq := b.q8Rows(m * S)
 	quantizeRowsQ8(active, xq, x, m, c.in, c.in)
 	job := &b.convQ8Job
-	*job = q8Job{y: tmp, xq: xq, ts: S, yo: job.yo, xo: job.xo, yp: job.yp, xp: job.xp}
-	yo, xo := job.setRows(m)
-	ko := q.out
-	for t := range yo {
-		yo[t], xo[t] = t*ko, t*S
-	}
-	job.pad(m)
+	job.reset(tmp, xq, S, nil, false)
+	job.list(m, 1, q.out, m, S)
 	b.runQ8Job(q, job)
 }

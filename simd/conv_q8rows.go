@@ -1,7 +1,6 @@
 package simd
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"unsafe"
@@ -150,7 +149,7 @@ func quantizeRowsQ8(l Level, dst []byte, src []float32, n, in, ldx int) {
 		for i := in; i < S-4; i++ {
 			d[i] = 128
 		}
-		binary.LittleEndian.PutUint32(d[S-4:], math.Float32bits(s))
+		putF32(d[S-4:], s)
 	}
 }
 
@@ -172,19 +171,32 @@ type q8Job struct {
 	yp, xp []uintptr
 }
 
-// setRows makes the list n rows (padded to a multiple of 6), returning
-// the offsets to fill; pad repeats the last row once they are filled.
-func (j *q8Job) setRows(n int) (yo, xo []int) {
-	g := (n + 5) / 6 * 6
-	j.yo, j.xo = resized(j.yo, g), resized(j.xo, g)
-	return j.yo[:n], j.xo[:n]
+// reset makes j a new job on y and xq (its row lists' arrays kept).
+func (j *q8Job) reset(y []float32, xq []byte, ts int, bias []float32, add bool) {
+	*j = q8Job{y: y, xq: xq, ts: ts, bias: bias, add: add, yo: j.yo, xo: j.xo, yp: j.yp, xp: j.xp}
 }
 
-// pad repeats row n−1 into the list's padding rows.
-func (j *q8Job) pad(n int) {
-	for r := n; r < len(j.yo); r++ {
-		j.yo[r], j.xo[r] = j.yo[n-1], j.xo[n-1]
+// list lists segs segments of n output rows: segment s's row r writes
+// y[(s·n+r)·ldy:] and reads (its first tap) quantized row s·segRows+r, rows
+// S bytes apart in xq; padded to a multiple of 6 with the last row again.
+func (j *q8Job) list(n, segs, ldy, segRows, S int) {
+	total := n * segs
+	g := (total + 5) / 6 * 6
+	j.yo, j.xo = resized(j.yo, g), resized(j.xo, g)
+	for s := 0; s < segs; s++ {
+		for r := 0; r < n; r++ {
+			j.yo[s*n+r], j.xo[s*n+r] = (s*n+r)*ldy, (s*segRows+r)*S
+		}
 	}
+	for r := total; r < g; r++ {
+		j.yo[r], j.xo[r] = j.yo[total-1], j.xo[total-1]
+	}
+}
+
+// run runs the whole job on this thread.
+func (j *q8Job) run(l Level, c *q8Conv) {
+	j.prepare(l, c)
+	q8ConvRun(l, c, j, 0, len(j.yo), 0, c.panels)
 }
 
 // prepare checks that every byte the kernel will touch lies in y and xq
@@ -262,7 +274,7 @@ func q8ConvGeneric(c *q8Conv, job *q8Job, r0, r1, p0, p1 int) {
 				var v float32
 				for j := 0; j < c.taps; j++ {
 					xr := job.xq[job.xo[r]+j*job.ts:][:S+4]
-					sx := math.Float32frombits(binary.LittleEndian.Uint32(xr[S:]))
+					sx := getF32(xr[S:])
 					m := c.meta[(j*c.panels+p)*32:]
 					acc := int32(m[j16])
 					wq := c.w[p*pb+j*S*PanelRows:]

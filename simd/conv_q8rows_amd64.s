@@ -1,6 +1,7 @@
 //go:build amd64 && gc && !purego
 
 #include "textflag.h"
+#include "rowlist_amd64.h"
 
 // The int8 conv row kernel (conv_q8rows.go has the arithmetic): 6 output
 // rows given by pointers (y: float32 outputs, x: quantized input rows) ×
@@ -158,15 +159,7 @@
 
 // func q8Conv6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, meta unsafe.Pointer, np int, pb int, yoff int, mstride int, taps int, tg int, tskip int, bias unsafe.Pointer, add int)
 TEXT ·q8Conv6RowsAVX512(SB), NOSPLIT, $32-104
-	MOVQ x+8(FP), R10
-	MOVQ 0(R10), AX
-	MOVQ 8(R10), BX
-	MOVQ 16(R10), CX
-	MOVQ 24(R10), SI
-	MOVQ 32(R10), R8
-	MOVQ 40(R10), R9
-	MOVQ y+0(FP), R10
-	MOVQ w+16(FP), DX
+	ROWLIST6
 	MOVQ pb+40(FP), R11
 	MOVQ yoff+48(FP), R12
 	MOVQ meta+24(FP), DI

@@ -52,11 +52,7 @@ func BenchmarkResConvTile(b *testing.B) {
 			S := q8RowStride(ch)
 			xq := make([]byte, (H+n)*S)
 			job := &q8Job{y: y, xq: xq, ts: dil * S}
-			yo, xo := job.setRows(n)
-			for u := range yo {
-				yo[u], xo[u] = u*ch, u*S
-			}
-			job.pad(n)
+			job.list(n, 1, ch, n, S)
 			job.prepare(active, c)
 			for b.Loop() {
 				quantizeRowsQ8(active, xq, x, H+n, ch, ch)

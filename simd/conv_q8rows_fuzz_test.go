@@ -70,13 +70,8 @@ func FuzzQ8ConvRows(f *testing.F) {
 			quantizeRowsQ8(l, xq, x, rows, ci, ci)
 			y := append([]float32(nil), y0...)
 			job := &q8Job{y: y, xq: xq, ts: d * S, bias: bias, add: add}
-			yo, xo := job.setRows(m)
-			for u := range yo {
-				yo[u], xo[u] = u*(o+gap), u*S
-			}
-			job.pad(m)
-			job.prepare(l, c)
-			q8ConvRun(l, c, job, 0, len(job.yo), 0, c.panels)
+			job.list(m, 1, o+gap, m, S)
+			job.run(l, c)
 			return y
 		}
 		want := run(Generic)

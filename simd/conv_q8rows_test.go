@@ -171,13 +171,8 @@ func checkQ8Conv(t *testing.T, tc q8ConvCase) {
 		if tc.bias {
 			job.bias = bias
 		}
-		yo, xo := job.setRows(tc.n)
-		for u := range yo {
-			yo[u], xo[u] = u*tc.out, u*S
-		}
-		job.pad(tc.n)
-		job.prepare(l, c)
-		q8ConvRun(l, c, job, 0, len(job.yo), 0, c.panels)
+		job.list(tc.n, 1, tc.out, tc.n, S)
+		job.run(l, c)
 		return y
 	}
 	want := run(Generic)
