@@ -70,25 +70,35 @@ func OpenCodec(spec string, b codec.Backend, precision string) (*codec.Model, er
 	return f.openCodec(b, precision)
 }
 
-// codecPrecision resolves CodecSettings.Precision's shorthands: "" is
-// fp32, "auto" the active level's default; anything else is the codec's
-// to check.
-func codecPrecision(p string) string {
-	switch p {
-	case "":
-		return "fp32"
-	case "auto":
-		return simd.DefaultCodecPrecision()
+// ResolveCodecPrecision returns a codec precision in its canonical form:
+// "auto" as the active kernel level's default (simd.DefaultCodecPrecision),
+// anything else as codec.ParsePrecision checks and spells it. The omni
+// command's --codec-precision and CodecSettings.Precision both go through
+// it.
+func ResolveCodecPrecision(p string) (string, error) {
+	if p == "auto" {
+		return simd.DefaultCodecPrecision(), nil
 	}
-	return p
+	return codec.ParsePrecision(p)
+}
+
+// codecPrecision resolves CodecSettings.Precision: "" is fp32, the rest as
+// ResolveCodecPrecision.
+func codecPrecision(p string) (string, error) {
+	if p == "" {
+		return "fp32", nil
+	}
+	return ResolveCodecPrecision(p)
 }
 
 // openCodec opens f's codec on b: the synthetic codec of a synthetic model
 // (SynthCodecConfig), else the one in f.Codec.
 func (f ModelFiles) openCodec(b codec.Backend, precision string) (*codec.Model, error) {
-	precision = codecPrecision(precision)
+	precision, err := codecPrecision(precision)
+	if err != nil {
+		return nil, fmt.Errorf("host: codec: %w", err)
+	}
 	var m *codec.Model
-	var err error
 	if f.Synth != nil {
 		m, err = codec.NewSynthetic(SynthCodecConfig(f.Synth.Size), f.Synth.Seed, b, precision)
 	} else {

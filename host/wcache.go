@@ -271,7 +271,10 @@ func (c *cacheRun) loadWeights(spec string, src predictor.Source, nb *simd.Backe
 // openCodec opens the codec of spec in precision on b (nb, or a recorder
 // over nb), through the cache when c is on.
 func (c *cacheRun) openCodec(spec string, load func(codec.Backend) (*codec.Model, error), nb *simd.Backend, b codec.Backend, precision string) (*codec.Model, error) {
-	precision = codecPrecision(precision)
+	precision, err := codecPrecision(precision)
+	if err != nil {
+		return nil, fmt.Errorf("host: codec: %w", err)
+	}
 	var m *codec.Model
 	cold := func() (map[string]any, error) {
 		var err error
