@@ -20,142 +20,103 @@
 // weights; mstride: bytes of one tap's meta (all panels); yoff: bytes of
 // the first panel's outputs in a row.
 
-// Q8STEP4 adds one group of 4 inputs of the row at xr (broadcast into b)
-// times the 4 panel(s)' weights in Z24… to the row's sums a0, a1, a2, a3.
-#define Q8STEP4(xr, b, a0, a1, a2, a3) \
-	VPBROADCASTD (xr)(R13*1), b; \
-	VPDPBUSD Z24, b, a0; \
-	VPDPBUSD Z25, b, a1; \
-	VPDPBUSD Z26, b, a2; \
-	VPDPBUSD Z27, b, a3
+// The kernel's steps for one row against 1, 2 or 4 panels (weights, then
+// scales, in Z24–Z27; the variant for more panels extends the one for
+// fewer, so all three emit their instructions in the same order).
 
-// Q8SCALE4 sets Z24… to the row's scale (after its tap's inputs, at xr)
-// times each panel's weight scales.
-#define Q8SCALE4(xr) \
-	VBROADCASTSS (xr)(R13*1), Z28; \
-	VMULPS 64(R14), Z28, Z24; \
-	VMULPS 192(R14), Z28, Z25; \
-	VMULPS 320(R14), Z28, Z26; \
-	VMULPS 448(R14), Z28, Z27
-
-// Q8FIRST4 turns a row's first-tap sums into its outputs: float32(sum)·scale.
-#define Q8FIRST4(xr, a0, a1, a2, a3) \
-	Q8SCALE4(xr); \
-	VCVTDQ2PS a0, a0; \
-	VMULPS Z24, a0, a0; \
-	VCVTDQ2PS a1, a1; \
-	VMULPS Z25, a1, a1; \
-	VCVTDQ2PS a2, a2; \
-	VMULPS Z26, a2, a2; \
-	VCVTDQ2PS a3, a3; \
-	VMULPS Z27, a3, a3
-
-// Q8NEXT4 adds a row's later-tap sums to its stored outputs (row yi of
-// the list): fma(float32(sum), scale, y).
-#define Q8NEXT4(xr, yi, a0, a1, a2, a3) \
-	Q8SCALE4(xr); \
-	MOVQ yi(R10), DI; \
-	VCVTDQ2PS a0, a0; \
-	VFMADD213PS 0(DI)(R12*1), Z24, a0; \
-	VCVTDQ2PS a1, a1; \
-	VFMADD213PS 64(DI)(R12*1), Z25, a1; \
-	VCVTDQ2PS a2, a2; \
-	VFMADD213PS 128(DI)(R12*1), Z26, a2; \
-	VCVTDQ2PS a3, a3; \
-	VFMADD213PS 192(DI)(R12*1), Z27, a3
-
-// Q8ADDM4 adds the 4 panel(s)' floats at DI (+ R12) to a row's outputs.
-#define Q8ADDM4(a0, a1, a2, a3) \
-	VADDPS 0(DI)(R12*1), a0, a0; \
-	VADDPS 64(DI)(R12*1), a1, a1; \
-	VADDPS 128(DI)(R12*1), a2, a2; \
-	VADDPS 192(DI)(R12*1), a3, a3
-
-// Q8STORE4 stores a row's outputs to row yi of the list.
-#define Q8STORE4(yi, a0, a1, a2, a3) \
-	MOVQ yi(R10), DI; \
-	VMOVUPS a0, 0(DI)(R12*1); \
-	VMOVUPS a1, 64(DI)(R12*1); \
-	VMOVUPS a2, 128(DI)(R12*1); \
-	VMOVUPS a3, 192(DI)(R12*1)
-
-// Q8STEP2 adds one group of 4 inputs of the row at xr (broadcast into b)
-// times the 2 panel(s)' weights in Z24… to the row's sums a0, a1.
-#define Q8STEP2(xr, b, a0, a1) \
-	VPBROADCASTD (xr)(R13*1), b; \
-	VPDPBUSD Z24, b, a0; \
-	VPDPBUSD Z25, b, a1
-
-// Q8SCALE2 sets Z24… to the row's scale (after its tap's inputs, at xr)
-// times each panel's weight scales.
-#define Q8SCALE2(xr) \
-	VBROADCASTSS (xr)(R13*1), Z28; \
-	VMULPS 64(R14), Z28, Z24; \
-	VMULPS 192(R14), Z28, Z25
-
-// Q8FIRST2 turns a row's first-tap sums into its outputs: float32(sum)·scale.
-#define Q8FIRST2(xr, a0, a1) \
-	Q8SCALE2(xr); \
-	VCVTDQ2PS a0, a0; \
-	VMULPS Z24, a0, a0; \
-	VCVTDQ2PS a1, a1; \
-	VMULPS Z25, a1, a1
-
-// Q8NEXT2 adds a row's later-tap sums to its stored outputs (row yi of
-// the list): fma(float32(sum), scale, y).
-#define Q8NEXT2(xr, yi, a0, a1) \
-	Q8SCALE2(xr); \
-	MOVQ yi(R10), DI; \
-	VCVTDQ2PS a0, a0; \
-	VFMADD213PS 0(DI)(R12*1), Z24, a0; \
-	VCVTDQ2PS a1, a1; \
-	VFMADD213PS 64(DI)(R12*1), Z25, a1
-
-// Q8ADDM2 adds the 2 panel(s)' floats at DI (+ R12) to a row's outputs.
-#define Q8ADDM2(a0, a1) \
-	VADDPS 0(DI)(R12*1), a0, a0; \
-	VADDPS 64(DI)(R12*1), a1, a1
-
-// Q8STORE2 stores a row's outputs to row yi of the list.
-#define Q8STORE2(yi, a0, a1) \
-	MOVQ yi(R10), DI; \
-	VMOVUPS a0, 0(DI)(R12*1); \
-	VMOVUPS a1, 64(DI)(R12*1)
-
-// Q8STEP1 adds one group of 4 inputs of the row at xr (broadcast into b)
-// times the 1 panel(s)' weights in Z24… to the row's sums a0.
+// Q8STEPn adds one group of 4 inputs of the row at xr (broadcast into b)
+// times the panels' weights to the row's sums a0….
 #define Q8STEP1(xr, b, a0) \
 	VPBROADCASTD (xr)(R13*1), b; \
 	VPDPBUSD Z24, b, a0
+#define Q8STEP2(xr, b, a0, a1) \
+	Q8STEP1(xr, b, a0); \
+	VPDPBUSD Z25, b, a1
+#define Q8STEP4(xr, b, a0, a1, a2, a3) \
+	Q8STEP2(xr, b, a0, a1); \
+	VPDPBUSD Z26, b, a2; \
+	VPDPBUSD Z27, b, a3
 
-// Q8SCALE1 sets Z24… to the row's scale (after its tap's inputs, at xr)
+// Q8SCALEn sets Z24… to the row's scale (after its tap's inputs, at xr)
 // times each panel's weight scales.
 #define Q8SCALE1(xr) \
 	VBROADCASTSS (xr)(R13*1), Z28; \
 	VMULPS 64(R14), Z28, Z24
+#define Q8SCALE2(xr) \
+	Q8SCALE1(xr); \
+	VMULPS 192(R14), Z28, Z25
+#define Q8SCALE4(xr) \
+	Q8SCALE2(xr); \
+	VMULPS 320(R14), Z28, Z26; \
+	VMULPS 448(R14), Z28, Z27
 
-// Q8FIRST1 turns a row's first-tap sums into its outputs: float32(sum)·scale.
+// Q8CVTMUL turns one panel's first-tap sums a into outputs: float32(a)·s.
+#define Q8CVTMUL(a, s) \
+	VCVTDQ2PS a, a; \
+	VMULPS s, a, a
+
+// Q8CVTFMA adds one panel's later-tap sums a to its stored outputs at off
+// (row DI, + R12): fma(float32(a), s, y).
+#define Q8CVTFMA(a, s, off) \
+	VCVTDQ2PS a, a; \
+	VFMADD213PS off(DI)(R12*1), s, a
+
+// Q8FIRSTn turns a row's first-tap sums into its outputs.
 #define Q8FIRST1(xr, a0) \
 	Q8SCALE1(xr); \
-	VCVTDQ2PS a0, a0; \
-	VMULPS Z24, a0, a0
+	Q8CVTMUL(a0, Z24)
+#define Q8FIRST2(xr, a0, a1) \
+	Q8SCALE2(xr); \
+	Q8CVTMUL(a0, Z24); \
+	Q8CVTMUL(a1, Z25)
+#define Q8FIRST4(xr, a0, a1, a2, a3) \
+	Q8SCALE4(xr); \
+	Q8CVTMUL(a0, Z24); \
+	Q8CVTMUL(a1, Z25); \
+	Q8CVTMUL(a2, Z26); \
+	Q8CVTMUL(a3, Z27)
 
-// Q8NEXT1 adds a row's later-tap sums to its stored outputs (row yi of
-// the list): fma(float32(sum), scale, y).
+// Q8NEXTn adds a row's later-tap sums to its stored outputs (row yi of
+// the list).
 #define Q8NEXT1(xr, yi, a0) \
 	Q8SCALE1(xr); \
 	MOVQ yi(R10), DI; \
-	VCVTDQ2PS a0, a0; \
-	VFMADD213PS 0(DI)(R12*1), Z24, a0
+	Q8CVTFMA(a0, Z24, 0)
+#define Q8NEXT2(xr, yi, a0, a1) \
+	Q8SCALE2(xr); \
+	MOVQ yi(R10), DI; \
+	Q8CVTFMA(a0, Z24, 0); \
+	Q8CVTFMA(a1, Z25, 64)
+#define Q8NEXT4(xr, yi, a0, a1, a2, a3) \
+	Q8SCALE4(xr); \
+	MOVQ yi(R10), DI; \
+	Q8CVTFMA(a0, Z24, 0); \
+	Q8CVTFMA(a1, Z25, 64); \
+	Q8CVTFMA(a2, Z26, 128); \
+	Q8CVTFMA(a3, Z27, 192)
 
-// Q8ADDM1 adds the 1 panel(s)' floats at DI (+ R12) to a row's outputs.
+// Q8ADDMn adds the panels' floats at DI (+ R12) to a row's outputs.
 #define Q8ADDM1(a0) \
 	VADDPS 0(DI)(R12*1), a0, a0
+#define Q8ADDM2(a0, a1) \
+	Q8ADDM1(a0); \
+	VADDPS 64(DI)(R12*1), a1, a1
+#define Q8ADDM4(a0, a1, a2, a3) \
+	Q8ADDM2(a0, a1); \
+	VADDPS 128(DI)(R12*1), a2, a2; \
+	VADDPS 192(DI)(R12*1), a3, a3
 
-// Q8STORE1 stores a row's outputs to row yi of the list.
+// Q8STOREn stores a row's outputs to row yi of the list.
 #define Q8STORE1(yi, a0) \
 	MOVQ yi(R10), DI; \
 	VMOVUPS a0, 0(DI)(R12*1)
+#define Q8STORE2(yi, a0, a1) \
+	Q8STORE1(yi, a0); \
+	VMOVUPS a1, 64(DI)(R12*1)
+#define Q8STORE4(yi, a0, a1, a2, a3) \
+	Q8STORE2(yi, a0, a1); \
+	VMOVUPS a2, 128(DI)(R12*1); \
+	VMOVUPS a3, 192(DI)(R12*1)
 
 // func q8Conv6RowsAVX512(y *uintptr, x *uintptr, w unsafe.Pointer, meta unsafe.Pointer, np int, pb int, yoff int, mstride int, taps int, tg int, tskip int, bias unsafe.Pointer, add int)
 TEXT ·q8Conv6RowsAVX512(SB), NOSPLIT, $32-104
