@@ -118,7 +118,7 @@ type kernelData struct {
 	q8       []*simd.Q8Matrix
 	f32      []*simd.F32Matrix
 	q8Bytes  int64
-	q8Ws     int64 // weights in the int8 set (bytes/weight = 1 + 4/BK)
+	q8Ws     int64 // weights in the int8 set (bytes/weight = 1 + 2/BK)
 	f32Bytes int64
 	x1, x8   map[int]*simd.Q8Input // by cols
 	xf       map[int][]float32

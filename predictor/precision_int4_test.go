@@ -45,9 +45,9 @@ func testInt4Bytes(t *testing.T, few predictor.Source) {
 		w.Free()
 	}
 	// The body's ratio: 4-bit codes and a 2-byte scale per Q4Block weights
-	// against a byte and a 4-byte scale per DefaultBlock; the int8 heads
+	// against a byte and a 2-byte scale per DefaultBlock; the int8 heads
 	// and fp32 guarded rows add at most 0.05.
-	body := (float64(simd.Q4Block)/2 + 2) / float64(simd.Q4Block) / ((float64(simd.DefaultBlock) + 4) / float64(simd.DefaultBlock))
+	body := (float64(simd.Q4Block)/2 + 2) / float64(simd.Q4Block) / ((float64(simd.DefaultBlock) + 2) / float64(simd.DefaultBlock))
 	r := float64(bytes[predictor.Int4]) / float64(bytes[predictor.Int8])
 	if r < body || r > body+0.05 {
 		t.Errorf("int4 reads %d bytes per frame, int8 %d: ratio %.3f, want in [%.3f, %.3f]", bytes[predictor.Int4], bytes[predictor.Int8], r, body, body+0.05)

@@ -8,7 +8,7 @@
 //   R12 ldsc, R11 ldsc/2 (-xsum128 offset), DX weight stream,
 //   R13 blocks left, R10 32-input steps left, R14 panels left, SI store.
 //   Z0-Z7 int32 block sums, Z8-Z15 fp32 accumulators, Z16 weights,
-//   Z18 the 16 weight scales of the block.
+//   Z18 the 16 weight scales of the block (stored as bf16 after its codes).
 // The weights (u8) are VPDPBUSD's register operand, the 4-byte broadcast
 // activations (s8) its memory operand; starting each block's int32 sum at
 // -xsum128 = -128·Σqx (a broadcast load, no ALU op) turns Σ(qw+128)·qx
@@ -23,6 +23,12 @@
 	SHRQ $1, R11; \
 	MOVQ w+48(FP), DX; \
 	MOVQ np+72(FP), R14
+
+// WSCALES loads a block's 16 bf16 weight scales from src into z as fp32
+// (a bf16 is the high half of its fp32).
+#define WSCALES(src, z) \
+	VPMOVZXWD src, z; \
+	VPSLLD $16, z, z
 
 // VEPI finishes one block for one input row: acc is its int32 sum (which
 // started at -xsum128, so it is already Σ qw·qx), off the row's byte offset
@@ -151,8 +157,8 @@ v8k:
 	DECQ R10
 	JNZ v8k
 	PREFETCHT0 4608(DX)
-	VMOVDQU64 (DX), Z18
-	ADDQ $64, DX
+	WSCALES((DX), Z18)
+	ADDQ $32, DX
 	VEPI(Z0, Z8, 0)
 	VEPI(Z1, Z9, 4)
 	VEPI(Z2, Z10, 8)
@@ -272,8 +278,8 @@ v4k:
 	VPADDD Z6, Z2, Z2
 	VPADDD Z7, Z3, Z3
 	PREFETCHT0 4608(DX)
-	VMOVDQU64 (DX), Z18
-	ADDQ $64, DX
+	WSCALES((DX), Z18)
+	ADDQ $32, DX
 	VEPI(Z0, Z8, 0)
 	VEPI(Z1, Z9, 4)
 	VEPI(Z2, Z10, 8)
@@ -302,11 +308,11 @@ v4k:
 	VMULPS ws, acc, acc; \
 	VADDPS acc, facc, facc
 
-// PANELSIZE sets r to the size of one panel: nb·(nk·512 + 64) bytes.
+// PANELSIZE sets r to the size of one panel: nb·(nk·512 + 32) bytes.
 #define PANELSIZE(r) \
 	MOVQ nk+64(FP), r; \
 	SHLQ $9, r; \
-	ADDQ $64, r; \
+	ADDQ $32, r; \
 	IMULQ nb+56(FP), r
 
 // PANELB sets CX to the panel after the one DX points at.
@@ -488,10 +494,10 @@ v4pk:
 	ADDQ $512, CX
 	DECQ R10
 	JNZ v4pk
-	VMOVDQU64 (DX), Z18
-	VMOVDQU64 (CX), Z19
-	ADDQ $64, DX
-	ADDQ $64, CX
+	WSCALES((DX), Z18)
+	WSCALES((CX), Z19)
+	ADDQ $32, DX
+	ADDQ $32, CX
 	VEPIS(Z0, Z8, 0, Z18)
 	VEPIS(Z1, Z9, 4, Z18)
 	VEPIS(Z2, Z10, 8, Z18)
@@ -623,10 +629,10 @@ v1pk:
 	VPADDD Z5, Z4, Z4
 	VPADDD Z7, Z6, Z6
 	VPADDD Z6, Z4, Z4
-	VMOVDQU64 (DX), Z18
-	VMOVDQU64 (CX), Z19
-	ADDQ $64, DX
-	ADDQ $64, CX
+	WSCALES((DX), Z18)
+	WSCALES((CX), Z19)
+	ADDQ $32, DX
+	ADDQ $32, CX
 	VEPIS(Z0, Z8, 0, Z18)
 	VEPIS(Z4, Z9, 0, Z19)
 	ADDQ R12, BX
@@ -641,15 +647,15 @@ v1pk:
 	VZEROUPPER
 	RET
 
-// QUADSCALES loads the block scales of a quad's four panels (the 64 bytes
+// QUADSCALES loads the block scales of a quad's four panels (the 32 bytes
 // after each panel's block) into a-d and steps DX and CX past them.
 #define QUADSCALES(a, b, c, d) \
-	VMOVDQU64 (DX), a; \
-	VMOVDQU64 (DX)(SI*1), b; \
-	VMOVDQU64 (DX)(SI*2), c; \
-	VMOVDQU64 (CX)(SI*2), d; \
-	ADDQ $64, DX; \
-	ADDQ $64, CX
+	WSCALES((DX), a); \
+	WSCALES((DX)(SI*1), b); \
+	WSCALES((DX)(SI*2), c); \
+	WSCALES((CX)(SI*2), d); \
+	ADDQ $32, DX; \
+	ADDQ $32, CX
 
 // PFD4 is how far ahead (bytes) the four-stream kernel prefetches each stream.
 #define PFD4 1024
@@ -963,10 +969,10 @@ v2pk:
 	VPADDD Z3, Z1, Z1
 	VPADDD Z6, Z4, Z4
 	VPADDD Z7, Z5, Z5
-	VMOVDQU64 (DX), Z18
-	VMOVDQU64 (CX), Z19
-	ADDQ $64, DX
-	ADDQ $64, CX
+	WSCALES((DX), Z18)
+	WSCALES((CX), Z19)
+	ADDQ $32, DX
+	ADDQ $32, CX
 	VEPIS(Z0, Z8, 0, Z18)
 	VEPIS(Z1, Z9, 4, Z18)
 	VEPIS(Z4, Z10, 0, Z19)
@@ -1055,8 +1061,8 @@ v2k:
 	VPADDD Z7, Z5, Z5
 	VPADDD Z5, Z1, Z1
 	PREFETCHT0 4608(DX)
-	VMOVDQU64 (DX), Z18
-	ADDQ $64, DX
+	WSCALES((DX), Z18)
+	ADDQ $32, DX
 	VEPI(Z0, Z8, 0)
 	VEPI(Z1, Z9, 4)
 	ADDQ R12, BX
@@ -1126,8 +1132,8 @@ v1k:
 	VPADDD Z3, Z2, Z2
 	VPADDD Z2, Z0, Z0
 	PREFETCHT0 4608(DX)
-	VMOVDQU64 (DX), Z18
-	ADDQ $64, DX
+	WSCALES((DX), Z18)
+	ADDQ $32, DX
 	VEPI(Z0, Z8, 0)
 	ADDQ R12, BX
 	DECQ R13
@@ -1161,12 +1167,15 @@ v1k:
 	VPSRLW $15, Y14, Y14
 
 // AEPI finishes one block for one input row and one half: acc its int32
-// sum, facc its accumulator, off the row's scale offset, hoff 0 or 32.
+// sum, facc its accumulator, off the row's scale offset, hoff 0 or 16 (the
+// half's 8 bf16 weight scales), tmp a scratch register.
 #define AEPI(acc, facc, off, hoff, tmp) \
 	VCVTDQ2PS acc, acc; \
 	VBROADCASTSS off(BX), tmp; \
 	VMULPS tmp, acc, acc; \
-	VMULPS hoff(DX), acc, acc; \
+	VPMOVZXWD hoff(DX), tmp; \
+	VPSLLD $16, tmp, tmp; \
+	VMULPS tmp, acc, acc; \
 	VADDPS acc, facc, facc
 
 // func gemmQ8x2AVX2(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb int, nk int, np int)
@@ -1383,10 +1392,10 @@ a2k:
 	DECQ R10
 	JNZ a2k
 	AEPI(Y0, Y4, 0, 0, Y12)
-	AEPI(Y1, Y5, 0, 32, Y12)
+	AEPI(Y1, Y5, 0, 16, Y12)
 	AEPI(Y2, Y6, 4, 0, Y12)
-	AEPI(Y3, Y7, 4, 32, Y12)
-	ADDQ $64, DX
+	AEPI(Y3, Y7, 4, 16, Y12)
+	ADDQ $32, DX
 	ADDQ R12, BX
 	DECQ R13
 	JNZ a2block
@@ -1548,8 +1557,8 @@ a1k:
 	DECQ R10
 	JNZ a1k
 	AEPI(Y0, Y4, 0, 0, Y6)
-	AEPI(Y1, Y5, 0, 32, Y6)
-	ADDQ $64, DX
+	AEPI(Y1, Y5, 0, 16, Y6)
+	ADDQ $32, DX
 	ADDQ R12, BX
 	DECQ R13
 	JNZ a1block

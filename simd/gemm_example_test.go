@@ -7,13 +7,15 @@ import (
 )
 
 // Quantize a weight matrix once at load, then per token quantize the
-// activations and multiply: y = x·Wᵀ.
+// activations and multiply: y = x·Wᵀ. (Row r's weights are (r+1)·127/256,
+// so its bf16 block scale (r+1)/256 codes every weight exactly as 127, and
+// y[r] = 64·(r+1)·127/256.)
 func ExampleGemmQ8() {
 	const rows, cols = 3, 64
 	w := make([]float32, rows*cols) // PyTorch [out, in]
 	for r := 0; r < rows; r++ {
 		for k := 0; k < cols; k++ {
-			w[r*cols+k] = float32(r+1) * 0.5
+			w[r*cols+k] = float32(r+1) * 127 / 256
 		}
 	}
 	wq, err := simd.QuantizeQ8(w, rows, cols, simd.DefaultBlock)
@@ -29,7 +31,7 @@ func ExampleGemmQ8() {
 	y := make([]float32, rows)
 	simd.GemmQ8(y, xq, wq)
 	fmt.Println(y)
-	// Output: [32 64 96]
+	// Output: [31.75 63.5 95.25]
 }
 
 // A Pool splits a product over output rows; its result is bit-identical to

@@ -31,7 +31,7 @@ func gemmQ8Generic(y []float32, ldy int, qx []int8, ldx int, sc []uint32, ldsc i
 				xs := math.Float32frombits(sc[b*ldsc+j])
 				for r := 0; r < PanelRows; r++ {
 					t := float32(float32(isum[r]) * xs)
-					t = float32(t * getF32(rec[PanelRows*block+4*r:]))
+					t = float32(t * bf16At(rec[PanelRows*block+2*r:]))
 					acc[r] = float32(acc[r] + t)
 				}
 			}

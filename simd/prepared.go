@@ -27,8 +27,9 @@ import (
 // cache file of prepared weights is valid for. It changes whenever a
 // packing, a quantization or a prepared table changes (simd/2: bf16
 // convolutions hold one layout, pairs or panels, not both; simd/3: int8
-// convolutions scaled per output and tap, q8rows).
-var CacheLayout = fmt.Sprintf("simd/3 %s panel%d q8block%d conv-q8rows q4block%d hadamard-int8 align64", runtime.GOARCH, PanelRows, DefaultBlock, Q4Block)
+// convolutions scaled per output and tap, q8rows; simd/4: int8 matrices'
+// block scales in bf16).
+var CacheLayout = fmt.Sprintf("simd/4 %s panel%d q8block%d-bf16scale conv-q8rows q4block%d hadamard-int8 align64", runtime.GOARCH, PanelRows, DefaultBlock, Q4Block)
 
 // cacheState is a backend's recording or replay.
 type cacheState struct {

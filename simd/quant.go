@@ -7,7 +7,8 @@ import (
 )
 
 // DefaultBlock is the quantization block length BK along the input dimension:
-// one fp32 scale per (weight row, BK inputs) and per (activation row, BK inputs).
+// one scale per (weight row, BK inputs), stored as bf16, and one fp32 scale
+// per (activation row, BK inputs).
 //
 // It is 32, decided on fidelity, at a measured speed cost of about 5 %.
 // Fidelity (docs/PERF.md: a 0.6B-geometry code predictor with outlier channels,
@@ -27,6 +28,9 @@ import (
 // session 10 (RATIONALE.md, "Why do model matrices keep blocks of 32?"):
 // BK 64 made one stream 8 % faster end to end but took the outlier
 // model's top-1 to 0.953 on one seed of three, too near the 0.95 bar.
+// (The figures above are from fp32 weight scales; since wave 3, session 13
+// the scales are bf16, 1 + 2/BK bytes a weight: RATIONALE.md, "Why do
+// model matrices keep blocks of 32?")
 const DefaultBlock = 32
 
 // PanelRows is the number of output rows a packed panel holds: the kernels
@@ -35,30 +39,32 @@ const DefaultBlock = 32
 const PanelRows = 16
 
 // Q8Matrix holds W (rows×cols, PyTorch [out, in] layout, y = x·Wᵀ) as
-// symmetric int8 with one fp32 scale per (row, block of BK inputs), packed at
+// symmetric int8 with one bf16 scale per (row, block of BK inputs), packed at
 // construction into the order the kernels stream.
 //
-// Quantization, per row r and block b: ws = absmax/127 and qw = round(w/ws)
-// in [-127, 127] (an all-zero block has ws = 0 and qw = 0). The weights are
-// stored shifted to unsigned, uw = qw + 128, so that VPDPBUSD (u8 × s8) can
-// take them as its unsigned operand.
+// Quantization, per row r and block b: ws is absmax/127 rounded up to a
+// bf16 (so no code exceeds 127.5 steps) and qw = round(w/ws) in [-127, 127],
+// exactly for that ws (an all-zero block has ws = 0 and qw = 0). The weights
+// are stored shifted to unsigned, uw = qw + 128, so that VPDPBUSD (u8 × s8)
+// can take them as its unsigned operand.
 //
 // Layout: rows are padded to a multiple of PanelRows and cols to a multiple
 // of BK. Panel p holds rows [16p, 16p+16); for each block b it stores BK/4
 // groups of 64 bytes (group t: row j's uw for inputs 4t..4t+3 of the block at
-// bytes 4j..4j+3), then the 16 fp32 scales ws[16p+j][b]. Panels follow each
-// other, so one pass over the matrix reads one sequential stream of
-// 1 + 4/BK bytes per weight.
+// bytes 4j..4j+3), then the 16 bf16 scales ws[16p+j][b] (little-endian, 2
+// bytes each). Panels follow each other, so one pass over the matrix reads
+// one sequential stream of 1 + 2/BK bytes per weight.
 type Q8Matrix struct {
 	rows, cols, block int
 	nb                int // blocks per row (cols rounded up to the block)
 	panels            int
-	panelBytes        int // nb * (16*block + 64)
+	panelBytes        int // nb * (16*block + 32)
 	data              []byte
 }
 
-// q8BlockBytes is the size of one (panel, block) record.
-func q8BlockBytes(block int) int { return PanelRows*block + 4*PanelRows }
+// q8BlockBytes is the size of one (panel, block) record: the codes, then
+// the 16 bf16 scales.
+func q8BlockBytes(block int) int { return PanelRows*block + 2*PanelRows }
 
 // alignedBytes returns a zeroed n-byte slice whose first byte is 64-byte aligned.
 func alignedBytes(n int) []byte {
@@ -143,32 +149,32 @@ func (m *Q8Matrix) quantizePanels(w []float32, p0, p1 int) {
 			k0, k1 := b*block, min((b+1)*block, cols)
 			for j := 0; j < PanelRows; j++ {
 				r := p*PanelRows + j
-				var ws float32
+				var ws uint16
 				if r < rows {
 					ws = quantizeBlockQ8(rec, w[r*cols+k0:r*cols+k1], j)
 				}
-				putF32(rec[PanelRows*block+4*j:], ws)
+				rec[PanelRows*block+2*j], rec[PanelRows*block+2*j+1] = byte(ws), byte(ws>>8)
 			}
 		}
 	}
 }
 
 // quantizeBlockQ8 quantizes one block row x (finite values) into rec's
-// lane j (byte (k/4)·64 + 4j + k%4 holds q + 128) and returns its scale:
-// q = quantRound(x/ws) with ws = quantScale(max |x|), exactly. The
-// quotient is taken as a product with the reciprocal, which is within a
-// few ulps of x/ws; only where that lands near a rounding boundary (a
-// half-integer) is the exact division redone.
-func quantizeBlockQ8(rec []byte, x []float32, j int) float32 {
+// lane j (byte (k/4)·64 + 4j + k%4 holds q + 128) and returns its scale's
+// bf16 bits: q = quantRound(x/ws) with ws = bf16Up(quantScale(max |x|)),
+// exactly. The quotient is taken as a product with the reciprocal, which
+// is within a few ulps of x/ws; only where that lands near a rounding
+// boundary (a half-integer) is the exact division redone.
+func quantizeBlockQ8(rec []byte, x []float32, j int) uint16 {
 	var amax uint32
 	for _, v := range x {
 		amax = max(amax, math.Float32bits(v)&0x7fffffff) // finite: bit order is value order
 	}
-	ws := quantScale(float64(math.Float32frombits(amax)))
-	if ws == 0 {
+	wb := bf16Up(quantScale(float64(math.Float32frombits(amax))))
+	if wb == 0 {
 		return 0
 	}
-	d := float64(ws)
+	d := float64(math.Float32frombits(uint32(wb) << 16))
 	inv := 1 / d
 	for k, v := range x {
 		y := float64(v) * inv
@@ -179,7 +185,18 @@ func quantizeBlockQ8(rec []byte, x []float32, j int) float32 {
 		q := min(max(int32(r), -127), 127)
 		rec[(k>>2)*64+4*j+k&3] = byte(q + 128)
 	}
-	return ws
+	return wb
+}
+
+// bf16Up returns the bits of the smallest bf16 ≥ v (v finite and ≥ 0,
+// far below bf16's largest value): the scale a block is coded for, so
+// that raising a scale to bf16 never pushes a code past 127.5 steps.
+func bf16Up(v float32) uint16 {
+	u := math.Float32bits(v)
+	if u&0xffff != 0 {
+		u += 0x10000
+	}
+	return uint16(u >> 16)
 }
 
 func putF32(b []byte, v float32) {
@@ -220,7 +237,7 @@ func (w *Q8Matrix) q8At(r, k int) (qw int32, ws float32) {
 	b, kk := k/w.block, k%w.block
 	rec := w.data[p*w.panelBytes+b*q8BlockBytes(w.block):]
 	qw = int32(rec[(kk>>2)*64+4*j+kk&3]) - 128
-	ws = getF32(rec[PanelRows*w.block+4*j:])
+	ws = bf16At(rec[PanelRows*w.block+2*j:])
 	return qw, ws
 }
 

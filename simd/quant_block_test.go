@@ -6,13 +6,14 @@ import (
 )
 
 // TestQuantizeBlockQ8Def checks the reciprocal-product quantizer against
-// its definition, q = quantRound(x / quantScale(max |x|)) with a true
-// division, on random, wide-exponent, half-integer and subnormal blocks.
+// its definition, q = quantRound(x / ws) with a true division, where ws is
+// the smallest bf16 not below quantScale(max |x|), on random, wide-exponent,
+// half-integer and subnormal blocks.
 func TestQuantizeBlockQ8Def(t *testing.T) {
 	s := uint64(7)
 	next := func() uint64 { s ^= s << 13; s ^= s >> 7; s ^= s << 17; return s }
 	x := make([]float32, 32)
-	rec := make([]byte, 32*16+64)
+	rec := make([]byte, 32*16+32)
 	for it := 0; it < 200000; it++ {
 		mode := it % 4
 		for i := range x {
@@ -27,17 +28,22 @@ func TestQuantizeBlockQ8Def(t *testing.T) {
 				x[i] = float32(int64(next()%9)-4) * 1e-40
 			}
 		}
-		ws := quantizeBlockQ8(rec, x, 3)
+		wb := quantizeBlockQ8(rec, x, 3)
+		ws := math.Float32frombits(uint32(wb) << 16)
 		absmax := 0.0
 		for _, v := range x {
 			absmax = max(absmax, math.Abs(float64(v)))
 		}
-		want := quantScale(absmax)
-		if ws != want {
-			t.Fatalf("it %d: ws %g want %g", it, ws, want)
+		s := quantScale(absmax)
+		// ws is a bf16 ≥ s, and the bf16 just below it is < s.
+		if below := math.Float32frombits(uint32(wb-1) << 16); ws < s || (wb > 0 && below >= s) {
+			t.Fatalf("it %d: ws %g (bf16 %#04x) for scale %g", it, ws, wb, s)
 		}
 		if ws == 0 {
 			continue
+		}
+		if absmax/float64(ws) > 127.5 {
+			t.Fatalf("it %d: absmax %g is %g steps of %g", it, absmax, absmax/float64(ws), ws)
 		}
 		for k, v := range x {
 			q := quantRound(float64(v) / float64(ws))

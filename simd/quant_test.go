@@ -36,8 +36,8 @@ func TestQ8Accessors(t *testing.T) {
 	if w.Rows() != 17 || w.Cols() != 33 || w.Block() != 64 {
 		t.Fatalf("Rows, Cols, Block = %d, %d, %d", w.Rows(), w.Cols(), w.Block())
 	}
-	// 2 panels × 1 block × (16·64 weights + 16·4 scale bytes)
-	if got, want := w.Bytes(), 2*(16*64+64); got != want {
+	// 2 panels × 1 block × (16·64 weights + 16·2 scale bytes)
+	if got, want := w.Bytes(), 2*(16*64+32); got != want {
 		t.Fatalf("Bytes() = %d, want %d", got, want)
 	}
 	x := NewQ8Input(4, 33, 64)
