@@ -30,14 +30,16 @@ func DefaultCacheDir() (string, error) {
 
 // Fingerprint keys a calibration by the machine and the model: the first 16
 // hex digits of the SHA-1 of a JSON object holding the hardware class, CPU
-// model, sorted CPU flags, GPU name, GPU memory in 256 MiB units, physical
-// cores and the model name.
+// model and signature (family, model and stepping: a VM's brand string may
+// read "AMD EPYC" on a Zen 4 and a Zen 5 alike), sorted CPU flags, GPU
+// name, GPU memory in 256 MiB units, physical cores and the model name.
 func Fingerprint(h HardwareProfile, model string) string {
 	flags := slices.Clone(h.CPUFlags)
 	slices.Sort(flags)
 	key := map[string]any{
 		"class":          string(h.Class()),
 		"cpu_model":      h.CPUModel,
+		"cpu_signature":  h.CPUSignature,
 		"cpu_flags":      flags,
 		"gpu_name":       h.GPUName,
 		"gpu_mem_256mib": h.GPUMemBytes / (256 * MiB),

@@ -16,7 +16,8 @@ import (
 type HardwareProfile struct {
 	Arch              string   `json:"arch"` // x86_64 or aarch64 (Go's amd64/arm64 are normalised)
 	CPUModel          string   `json:"cpu_model"`
-	CPUFlags          []string `json:"cpu_flags"` // normalised: avx2, avx512, avx512_vnni, avx512_bf16, amx_int8, neon, dotprod, …
+	CPUSignature      string   `json:"cpu_signature,omitempty"` // x86 "family F model M stepping S", arm64 "implementer I part P[,P…]": what a VM's brand string may hide
+	CPUFlags          []string `json:"cpu_flags"`               // normalised: avx2, avx512, avx512_vnni, avx512_bf16, amx_int8, neon, dotprod, …
 	NLogical          int      `json:"n_logical"`
 	NPhysical         int      `json:"n_physical"` // unique (package, core) pairs
 	Clusters          [][]int  `json:"clusters"`   // logical CPUs grouped by max frequency, fastest first
@@ -179,6 +180,8 @@ func parseCPUInfo(h *HardwareProfile, b []byte) {
 	cores := map[core]bool{}
 	var pkg, id string
 	var raw []string
+	sig := map[string]string{} // x86 family, model, stepping of the first CPU; arm64 implementer
+	var parts []string         // arm64 CPU parts, every distinct one (big.LITTLE)
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for sc.Scan() {
@@ -202,6 +205,14 @@ func parseCPUInfo(h *HardwareProfile, b []byte) {
 			if raw == nil {
 				raw = strings.Fields(v)
 			}
+		case "cpu family", "model", "stepping", "CPU implementer":
+			if _, ok := sig[k]; !ok {
+				sig[k] = v
+			}
+		case "CPU part":
+			if !slices.Contains(parts, v) {
+				parts = append(parts, v)
+			}
 		case "physical id":
 			pkg = v
 		case "core id":
@@ -216,6 +227,21 @@ func parseCPUInfo(h *HardwareProfile, b []byte) {
 		h.NPhysical = h.NLogical
 	}
 	h.CPUFlags = NormaliseFlags(h.Arch, raw)
+	h.CPUSignature = cpuSignature(sig, parts)
+}
+
+// cpuSignature names the CPU's generation from /proc/cpuinfo's numeric
+// fields: "family F model M stepping S" on x86, "implementer I part P,…"
+// (distinct parts, sorted) on arm64, "" when the file has neither.
+func cpuSignature(sig map[string]string, parts []string) string {
+	if f, ok := sig["cpu family"]; ok {
+		return fmt.Sprintf("family %s model %s stepping %s", f, sig["model"], sig["stepping"])
+	}
+	if imp, ok := sig["CPU implementer"]; ok {
+		slices.Sort(parts)
+		return fmt.Sprintf("implementer %s part %s", imp, strings.Join(parts, ","))
+	}
+	return ""
 }
 
 // meminfoBytes reads one "Key: N kB" line of /proc/meminfo as bytes.

@@ -90,8 +90,12 @@ func (c *profileCmd) Run(g *Globals, _ context.Context) error {
 func printProfile(g *Globals, p deploy.Profile) {
 	h := p.Hardware
 	fmt.Fprintf(g.Stdout, "deploy profile %s\n", p.Name)
+	cpu := orUnknown(h.CPUModel)
+	if h.CPUSignature != "" {
+		cpu += " (" + h.CPUSignature + ")"
+	}
 	fmt.Fprintf(g.Stdout, "hardware: %s, %d logical / %d physical CPUs, flags %v, L2 %s, L3 %s, RAM %s available of %s (%s)\n",
-		orUnknown(h.CPUModel), h.NLogical, h.NPhysical, h.CPUFlags, size(h.L2Bytes), size(h.L3Bytes), size(h.RAMAvailableBytes), size(h.RAMTotalBytes), h.Source)
+		cpu, h.NLogical, h.NPhysical, h.CPUFlags, size(h.L2Bytes), size(h.L3Bytes), size(h.RAMAvailableBytes), size(h.RAMTotalBytes), h.Source)
 	m := p.Memory
 	values := map[string]string{
 		"hardware_class":              string(p.Class),
