@@ -27,21 +27,30 @@ type KernelFigures struct {
 	GemmM8GWps         float64 `json:"gemm_m8_gweights_per_s"`
 	GemvInt8PassMs     float64 `json:"gemv_int8_pass_ms"`
 	GemmM8PassMs       float64 `json:"gemm_m8_pass_ms"`
+	// GemvInt8OtherGBps is the one-row GEMV with the quad kernels' software
+	// prefetch switched the other way from this CPU's choice (QuadPrefetch
+	// in the report), measured in the same passes: the figure that choice
+	// rests on.
+	GemvInt8OtherGBps       float64 `json:"gemv_int8_other_prefetch_gbps"`
+	GemvInt8OtherEfficiency float64 `json:"gemv_int8_other_prefetch_efficiency"`
 }
 
 // KernelsReport is the JSON object "omni bench kernels --json" prints: the
 // figures at the requested (or default) thread count at top level, and,
 // when --threads was not given, the same at 1 and 2 threads in by_threads.
 type KernelsReport struct {
-	Level     string `json:"level"`
-	CPU       string `json:"cpu"`
-	L3Bytes   int    `json:"l3_bytes"`
-	Block     int    `json:"block"`
-	Reps      int    `json:"reps"`
-	ReadBytes int64  `json:"read_bytes"`
-	Int8Bytes int64  `json:"int8_bytes"`
-	FP32Bytes int64  `json:"fp32_bytes"`
-	Shapes    string `json:"shapes"`
+	Level string `json:"level"`
+	CPU   string `json:"cpu"`
+	// QuadPrefetch is whether this CPU's one- and two-row int8 kernels
+	// prefetch (simd.QuadPrefetch); gemv_int8_other_prefetch_* is the other way.
+	QuadPrefetch bool   `json:"quad_prefetch"`
+	L3Bytes      int    `json:"l3_bytes"`
+	Block        int    `json:"block"`
+	Reps         int    `json:"reps"`
+	ReadBytes    int64  `json:"read_bytes"`
+	Int8Bytes    int64  `json:"int8_bytes"`
+	FP32Bytes    int64  `json:"fp32_bytes"`
+	Shapes       string `json:"shapes"`
 	KernelFigures
 	ByThreads []KernelFigures `json:"by_threads,omitempty"`
 }
@@ -70,7 +79,7 @@ func Kernels(o KernelsOptions, logf func(string, ...any)) (*KernelsReport, error
 		return nil, err
 	}
 	rep := KernelsReport{
-		Level: simd.Active().String(), Block: o.Block, Reps: o.Reps,
+		Level: simd.Active().String(), QuadPrefetch: simd.QuadPrefetch(), Block: o.Block, Reps: o.Reps,
 		CPU: CPUName(), L3Bytes: cpuid.CPU.Cache.L3,
 		ReadBytes: int64(len(d.buf)), Int8Bytes: d.q8Bytes, FP32Bytes: d.f32Bytes,
 		Shapes: "1024x3072 and 3072x1024 matrices alternating (predictor MLP), x quantized before timing",
@@ -100,14 +109,14 @@ func Kernels(o KernelsOptions, logf func(string, ...any)) (*KernelsReport, error
 
 // WriteText writes the report as a table.
 func (r *KernelsReport) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "level %s, block %d, medians of %d; read set %d MiB, int8 set %d MiB, fp32 set %d MiB\n",
-		r.Level, r.Block, r.Reps, r.ReadBytes>>20, r.Int8Bytes>>20, r.FP32Bytes>>20)
+	fmt.Fprintf(w, "level %s, block %d, medians of %d; read set %d MiB, int8 set %d MiB, fp32 set %d MiB; quad kernels prefetch: %t\n",
+		r.Level, r.Block, r.Reps, r.ReadBytes>>20, r.Int8Bytes>>20, r.FP32Bytes>>20, r.QuadPrefetch)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "threads\tread GB/s\tint8 m=1 GB/s\tefficiency\tint8 m=8 GB/s\tm8/m1 time\tfp32 m=1 GB/s\tefficiency\t")
+	fmt.Fprintln(tw, "threads\tread GB/s\tint8 m=1 GB/s\tefficiency\tprefetch the other way\tint8 m=8 GB/s\tm8/m1 time\tfp32 m=1 GB/s\tefficiency\t")
 	rows := append([]KernelFigures{r.KernelFigures}, r.ByThreads...)
 	for _, f := range rows {
-		fmt.Fprintf(tw, "%d\t%.1f\t%.1f\t%.2f\t%.1f\t%.2f\t%.1f\t%.2f\t\n", f.Threads, f.ReadGBps, f.GemvInt8GBps,
-			f.GemvInt8Efficiency, f.GemmM8GBps, f.GemmM8OverM1, f.GemvFP32GBps, f.GemvFP32Efficiency)
+		fmt.Fprintf(tw, "%d\t%.1f\t%.1f\t%.2f\t%.2f\t%.1f\t%.2f\t%.1f\t%.2f\t\n", f.Threads, f.ReadGBps, f.GemvInt8GBps,
+			f.GemvInt8Efficiency, f.GemvInt8OtherEfficiency, f.GemmM8GBps, f.GemmM8OverM1, f.GemvFP32GBps, f.GemvFP32Efficiency)
 	}
 	tw.Flush()
 }
@@ -195,6 +204,12 @@ func (d *kernelData) measure(threads, reps int) KernelFigures {
 				p.GemmQ8(d.y, d.x1[w.Cols()], w)
 			}
 		},
+		"q8m1other": func() {
+			defer simd.UseQuadPrefetch(!simd.QuadPrefetch())()
+			for _, w := range d.q8 {
+				p.GemmQ8(d.y, d.x1[w.Cols()], w)
+			}
+		},
 		"q8m8": func() {
 			for _, w := range d.q8 {
 				p.GemmQ8(d.y, d.x8[w.Cols()], w)
@@ -206,7 +221,7 @@ func (d *kernelData) measure(threads, reps int) KernelFigures {
 			}
 		},
 	}
-	order := []string{"read", "q8m1", "q8m8", "f32m1"}
+	order := []string{"read", "q8m1", "q8m1other", "q8m8", "f32m1"}
 	times := map[string][]float64{}
 	for _, k := range order { // warm-up: page faults, caches, frequency
 		passes[k]()
@@ -225,6 +240,8 @@ func (d *kernelData) measure(threads, reps int) KernelFigures {
 	f.GemmM8GBps = float64(d.q8Bytes) / med("q8m8") / 1e9
 	f.GemvFP32GBps = float64(d.f32Bytes) / med("f32m1") / 1e9
 	f.GemvInt8Efficiency = f.GemvInt8GBps / f.ReadGBps
+	f.GemvInt8OtherGBps = float64(d.q8Bytes) / med("q8m1other") / 1e9
+	f.GemvInt8OtherEfficiency = f.GemvInt8OtherGBps / f.ReadGBps
 	f.GemvFP32Efficiency = f.GemvFP32GBps / f.ReadGBps
 	f.GemmM8OverM1 = med("q8m8") / med("q8m1")
 	f.GemvInt8GWps = float64(d.q8Ws) / med("q8m1") / 1e9

@@ -129,11 +129,15 @@ func q8PairsAVX512(g int, yp unsafe.Pointer, ldyB int, xp unsafe.Pointer, ldx in
 		// streams DRAM faster with four than with two; four rows against
 		// four panels run out of registers and measured slower with their
 		// accumulators in memory); the panels left go on below.
-		switch g {
-		case 2:
+		switch {
+		case g == 2 && quadPrefetch:
 			gemmQ8x2P4AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, nb, nk, quads)
-		default:
+		case g == 2:
+			gemmQ8x2P4NPAVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, nb, nk, quads)
+		case quadPrefetch:
 			gemmQ8x1P4AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, nb, nk, quads)
+		default:
+			gemmQ8x1P4NPAVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, nb, nk, quads)
 		}
 		done := 4 * quads
 		if np == done {

@@ -38,6 +38,16 @@ func gemmQ8x1P4AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, 
 //go:noescape
 func gemmQ8x2P4AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb, nk, np int)
 
+// gemmQ8x1P4NPAVX512VNNI is gemmQ8x1P4AVX512VNNI without software prefetch.
+//
+//go:noescape
+func gemmQ8x1P4NPAVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb, nk, np int)
+
+// gemmQ8x2P4NPAVX512VNNI is gemmQ8x2P4AVX512VNNI without software prefetch.
+//
+//go:noescape
+func gemmQ8x2P4NPAVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb, nk, np int)
+
 // gemmQ8x2P2AVX512VNNI is the x2 kernel over np pairs of panels, each
 // activation broadcast feeding both panels of a pair.
 //

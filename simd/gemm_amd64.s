@@ -672,17 +672,27 @@ v1pk:
 	VMOVDQU64 off(DX)(SI*2), c; \
 	VMOVDQU64 off(CX)(SI*2), d
 
+// QUADLOADNP is QUADLOAD without the prefetches (pf unused): the quad
+// kernels' variant for CPUs that stream four panels faster on their own
+// (quadPrefetch).
+#define QUADLOADNP(off, pf, a, b, c, d) \
+	VMOVDQU64 off(DX), a; \
+	VMOVDQU64 off(DX)(SI*1), b; \
+	VMOVDQU64 off(DX)(SI*2), c; \
+	VMOVDQU64 off(CX)(SI*2), d
+
 // Q8X1P4STEP is one group of 4 inputs against the four panels of a quad:
-// off the group's byte offset in the block, pf its prefetch offset, a-d the
-// int32 chains it adds to.
-#define Q8X1P4STEP(off, pf, a, b, c, d) \
-	QUADLOAD(off, pf, Z16, Z17, Z21, Z22); \
+// LD the load macro (QUADLOAD or QUADLOADNP), off the group's byte offset in
+// the block, pf its prefetch offset, a-d the int32 chains it adds to.
+#define Q8X1P4STEP(LD, off, pf, a, b, c, d) \
+	LD(off, pf, Z16, Z17, Z21, Z22); \
 	VPBROADCASTD (AX), Z20; \
 	VPDPBUSD Z20, Z16, a; \
 	VPDPBUSD Z20, Z17, b; \
 	VPDPBUSD Z20, Z21, c; \
 	VPDPBUSD Z20, Z22, d; \
 	ADDQ R9, AX
+
 // func gemmQ8x1P4AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb int, nk int, np int)
 //
 // One input row against np quads of panels, four weight streams in flight
@@ -692,70 +702,82 @@ v1pk:
 // panels A-D (two chains each: integer sums, so the split changes no bit),
 // Z8-Z11 their fp32 accumulators, Z16/Z17/Z21/Z22 weights, Z18/Z19/Z23/Z24
 // block scales, Z20 the broadcast activations. Each output is computed
-// exactly as by the x1 kernel.
-TEXT ·gemmQ8x1P4AVX512VNNI(SB), NOSPLIT, $0-80
-	VSETUP
-	PANELSIZE(SI) // the distance between a quad's panels
-v1pquad:
-	LEAQ (DX)(SI*1), CX
-	VPXORD Z8, Z8, Z8
-	VPXORD Z9, Z9, Z9
-	VPXORD Z10, Z10, Z10
-	VPXORD Z11, Z11, Z11
-	MOVQ x+16(FP), AX
-	MOVQ sc+32(FP), BX
-	MOVQ nb+56(FP), R13
-v1qblock:
-	VPBROADCASTD 0(BX)(R11*1), Z0
-	VMOVDQA64 Z0, Z2
-	VMOVDQA64 Z0, Z4
-	VMOVDQA64 Z0, Z6
-	VPXORD Z1, Z1, Z1
-	VPXORD Z3, Z3, Z3
-	VPXORD Z5, Z5, Z5
-	VPXORD Z7, Z7, Z7
-	MOVQ nk+64(FP), R10
-v1qk:
-	Q8X1P4STEP(0, 0+PFD4, Z0, Z2, Z4, Z6)
-	Q8X1P4STEP(64, 64+PFD4, Z1, Z3, Z5, Z7)
-	Q8X1P4STEP(128, 128+PFD4, Z0, Z2, Z4, Z6)
-	Q8X1P4STEP(192, 192+PFD4, Z1, Z3, Z5, Z7)
-	Q8X1P4STEP(256, 256+PFD4, Z0, Z2, Z4, Z6)
-	Q8X1P4STEP(320, 320+PFD4, Z1, Z3, Z5, Z7)
-	Q8X1P4STEP(384, 384+PFD4, Z0, Z2, Z4, Z6)
-	Q8X1P4STEP(448, 448+PFD4, Z1, Z3, Z5, Z7)
-	ADDQ $512, DX
-	ADDQ $512, CX
-	DECQ R10
-	JNZ v1qk
-	VPADDD Z1, Z0, Z0
-	VPADDD Z3, Z2, Z2
-	VPADDD Z5, Z4, Z4
-	VPADDD Z7, Z6, Z6
-	QUADSCALES(Z18, Z19, Z23, Z24)
-	VEPIS(Z0, Z8, 0, Z18)
-	VEPIS(Z2, Z9, 0, Z19)
-	VEPIS(Z4, Z10, 0, Z23)
-	VEPIS(Z6, Z11, 0, Z24)
-	ADDQ R12, BX
-	DECQ R13
-	JNZ v1qblock
-	VMOVUPS Z8, (DI)
-	VMOVUPS Z9, 64(DI)
-	VMOVUPS Z10, 128(DI)
-	VMOVUPS Z11, 192(DI)
-	ADDQ $256, DI
-	LEAQ (CX)(SI*2), DX
-	DECQ R14
-	JNZ v1pquad
-	VZEROUPPER
+// exactly as by the x1 kernel. Q8X1P4BODY is its body with LD the load
+// macro: QUADLOAD (software prefetch) or QUADLOADNP (gemmQ8x1P4NPAVX512VNNI;
+// which one runs is the CPU's choice, simd.quadPrefetch).
+#define Q8X1P4BODY(LD) \
+	VSETUP; \
+	PANELSIZE(SI); \
+v1pquad: \
+	LEAQ (DX)(SI*1), CX; \
+	VPXORD Z8, Z8, Z8; \
+	VPXORD Z9, Z9, Z9; \
+	VPXORD Z10, Z10, Z10; \
+	VPXORD Z11, Z11, Z11; \
+	MOVQ x+16(FP), AX; \
+	MOVQ sc+32(FP), BX; \
+	MOVQ nb+56(FP), R13; \
+v1qblock: \
+	VPBROADCASTD 0(BX)(R11*1), Z0; \
+	VMOVDQA64 Z0, Z2; \
+	VMOVDQA64 Z0, Z4; \
+	VMOVDQA64 Z0, Z6; \
+	VPXORD Z1, Z1, Z1; \
+	VPXORD Z3, Z3, Z3; \
+	VPXORD Z5, Z5, Z5; \
+	VPXORD Z7, Z7, Z7; \
+	MOVQ nk+64(FP), R10; \
+v1qk: \
+	Q8X1P4STEP(LD, 0, 0+PFD4, Z0, Z2, Z4, Z6); \
+	Q8X1P4STEP(LD, 64, 64+PFD4, Z1, Z3, Z5, Z7); \
+	Q8X1P4STEP(LD, 128, 128+PFD4, Z0, Z2, Z4, Z6); \
+	Q8X1P4STEP(LD, 192, 192+PFD4, Z1, Z3, Z5, Z7); \
+	Q8X1P4STEP(LD, 256, 256+PFD4, Z0, Z2, Z4, Z6); \
+	Q8X1P4STEP(LD, 320, 320+PFD4, Z1, Z3, Z5, Z7); \
+	Q8X1P4STEP(LD, 384, 384+PFD4, Z0, Z2, Z4, Z6); \
+	Q8X1P4STEP(LD, 448, 448+PFD4, Z1, Z3, Z5, Z7); \
+	ADDQ $512, DX; \
+	ADDQ $512, CX; \
+	DECQ R10; \
+	JNZ v1qk; \
+	VPADDD Z1, Z0, Z0; \
+	VPADDD Z3, Z2, Z2; \
+	VPADDD Z5, Z4, Z4; \
+	VPADDD Z7, Z6, Z6; \
+	QUADSCALES(Z18, Z19, Z23, Z24); \
+	VEPIS(Z0, Z8, 0, Z18); \
+	VEPIS(Z2, Z9, 0, Z19); \
+	VEPIS(Z4, Z10, 0, Z23); \
+	VEPIS(Z6, Z11, 0, Z24); \
+	ADDQ R12, BX; \
+	DECQ R13; \
+	JNZ v1qblock; \
+	VMOVUPS Z8, (DI); \
+	VMOVUPS Z9, 64(DI); \
+	VMOVUPS Z10, 128(DI); \
+	VMOVUPS Z11, 192(DI); \
+	ADDQ $256, DI; \
+	LEAQ (CX)(SI*2), DX; \
+	DECQ R14; \
+	JNZ v1pquad; \
+	VZEROUPPER; \
 	RET
 
+
+TEXT ·gemmQ8x1P4AVX512VNNI(SB), NOSPLIT, $0-80
+	Q8X1P4BODY(QUADLOAD)
+
+// func gemmQ8x1P4NPAVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb int, nk int, np int)
+//
+// gemmQ8x1P4AVX512VNNI without software prefetch.
+TEXT ·gemmQ8x1P4NPAVX512VNNI(SB), NOSPLIT, $0-80
+	Q8X1P4BODY(QUADLOADNP)
+
 // Q8X2P4STEP is one group of 4 inputs of two rows against the four panels
-// of a quad: off the group's byte offset in the block, pf its prefetch
-// offset; Z(2p+r) takes panel p, row r.
-#define Q8X2P4STEP(off, pf) \
-	QUADLOAD(off, pf, Z16, Z17, Z18, Z19); \
+// of a quad: LD the load macro, off the group's byte offset in the block,
+// pf its prefetch offset; Z(2p+r) takes panel p, row r.
+#define Q8X2P4STEP(LD, off, pf) \
+	LD(off, pf, Z16, Z17, Z18, Z19); \
 	VPBROADCASTD 0(AX), Z20; \
 	VPBROADCASTD 4(AX), Z21; \
 	VPDPBUSD Z20, Z16, Z0; \
@@ -776,71 +798,82 @@ v1qk:
 // (A-D) and row r, Z(8+2p+r) its fp32 accumulator, Z16-Z19 the panels'
 // weights (then their block scales), Z20/Z21 the rows' broadcast
 // activations. Each output is computed exactly as by the x2 kernel.
-TEXT ·gemmQ8x2P4AVX512VNNI(SB), NOSPLIT, $0-80
-	VSETUP
-	PANELSIZE(SI) // the distance between a quad's panels
-v2qquad:
-	LEAQ (DX)(SI*1), CX
-	VPXORD Z8, Z8, Z8
-	VPXORD Z9, Z9, Z9
-	VPXORD Z10, Z10, Z10
-	VPXORD Z11, Z11, Z11
-	VPXORD Z12, Z12, Z12
-	VPXORD Z13, Z13, Z13
-	VPXORD Z14, Z14, Z14
-	VPXORD Z15, Z15, Z15
-	MOVQ x+16(FP), AX
-	MOVQ sc+32(FP), BX
-	MOVQ nb+56(FP), R13
-v2qblock:
-	VPBROADCASTD 0(BX)(R11*1), Z0
-	VPBROADCASTD 4(BX)(R11*1), Z1
-	VMOVDQA64 Z0, Z2
-	VMOVDQA64 Z1, Z3
-	VMOVDQA64 Z0, Z4
-	VMOVDQA64 Z1, Z5
-	VMOVDQA64 Z0, Z6
-	VMOVDQA64 Z1, Z7
-	MOVQ nk+64(FP), R10
-v2qk:
-	Q8X2P4STEP(0, 0+PFD4)
-	Q8X2P4STEP(64, 64+PFD4)
-	Q8X2P4STEP(128, 128+PFD4)
-	Q8X2P4STEP(192, 192+PFD4)
-	Q8X2P4STEP(256, 256+PFD4)
-	Q8X2P4STEP(320, 320+PFD4)
-	Q8X2P4STEP(384, 384+PFD4)
-	Q8X2P4STEP(448, 448+PFD4)
-	ADDQ $512, DX
-	ADDQ $512, CX
-	DECQ R10
-	JNZ v2qk
-	QUADSCALES(Z16, Z17, Z18, Z19)
-	VEPIS(Z0, Z8, 0, Z16)
-	VEPIS(Z1, Z9, 4, Z16)
-	VEPIS(Z2, Z10, 0, Z17)
-	VEPIS(Z3, Z11, 4, Z17)
-	VEPIS(Z4, Z12, 0, Z18)
-	VEPIS(Z5, Z13, 4, Z18)
-	VEPIS(Z6, Z14, 0, Z19)
-	VEPIS(Z7, Z15, 4, Z19)
-	ADDQ R12, BX
-	DECQ R13
-	JNZ v2qblock
-	VMOVUPS Z8, 0(DI)
-	VMOVUPS Z9, 0(DI)(R8*1)
-	VMOVUPS Z10, 64(DI)
-	VMOVUPS Z11, 64(DI)(R8*1)
-	VMOVUPS Z12, 128(DI)
-	VMOVUPS Z13, 128(DI)(R8*1)
-	VMOVUPS Z14, 192(DI)
-	VMOVUPS Z15, 192(DI)(R8*1)
-	ADDQ $256, DI
-	LEAQ (CX)(SI*2), DX
-	DECQ R14
-	JNZ v2qquad
-	VZEROUPPER
+// Q8X2P4BODY is its body with LD the load macro, as Q8X1P4BODY.
+#define Q8X2P4BODY(LD) \
+	VSETUP; \
+	PANELSIZE(SI); \
+v2qquad: \
+	LEAQ (DX)(SI*1), CX; \
+	VPXORD Z8, Z8, Z8; \
+	VPXORD Z9, Z9, Z9; \
+	VPXORD Z10, Z10, Z10; \
+	VPXORD Z11, Z11, Z11; \
+	VPXORD Z12, Z12, Z12; \
+	VPXORD Z13, Z13, Z13; \
+	VPXORD Z14, Z14, Z14; \
+	VPXORD Z15, Z15, Z15; \
+	MOVQ x+16(FP), AX; \
+	MOVQ sc+32(FP), BX; \
+	MOVQ nb+56(FP), R13; \
+v2qblock: \
+	VPBROADCASTD 0(BX)(R11*1), Z0; \
+	VPBROADCASTD 4(BX)(R11*1), Z1; \
+	VMOVDQA64 Z0, Z2; \
+	VMOVDQA64 Z1, Z3; \
+	VMOVDQA64 Z0, Z4; \
+	VMOVDQA64 Z1, Z5; \
+	VMOVDQA64 Z0, Z6; \
+	VMOVDQA64 Z1, Z7; \
+	MOVQ nk+64(FP), R10; \
+v2qk: \
+	Q8X2P4STEP(LD, 0, 0+PFD4); \
+	Q8X2P4STEP(LD, 64, 64+PFD4); \
+	Q8X2P4STEP(LD, 128, 128+PFD4); \
+	Q8X2P4STEP(LD, 192, 192+PFD4); \
+	Q8X2P4STEP(LD, 256, 256+PFD4); \
+	Q8X2P4STEP(LD, 320, 320+PFD4); \
+	Q8X2P4STEP(LD, 384, 384+PFD4); \
+	Q8X2P4STEP(LD, 448, 448+PFD4); \
+	ADDQ $512, DX; \
+	ADDQ $512, CX; \
+	DECQ R10; \
+	JNZ v2qk; \
+	QUADSCALES(Z16, Z17, Z18, Z19); \
+	VEPIS(Z0, Z8, 0, Z16); \
+	VEPIS(Z1, Z9, 4, Z16); \
+	VEPIS(Z2, Z10, 0, Z17); \
+	VEPIS(Z3, Z11, 4, Z17); \
+	VEPIS(Z4, Z12, 0, Z18); \
+	VEPIS(Z5, Z13, 4, Z18); \
+	VEPIS(Z6, Z14, 0, Z19); \
+	VEPIS(Z7, Z15, 4, Z19); \
+	ADDQ R12, BX; \
+	DECQ R13; \
+	JNZ v2qblock; \
+	VMOVUPS Z8, 0(DI); \
+	VMOVUPS Z9, 0(DI)(R8*1); \
+	VMOVUPS Z10, 64(DI); \
+	VMOVUPS Z11, 64(DI)(R8*1); \
+	VMOVUPS Z12, 128(DI); \
+	VMOVUPS Z13, 128(DI)(R8*1); \
+	VMOVUPS Z14, 192(DI); \
+	VMOVUPS Z15, 192(DI)(R8*1); \
+	ADDQ $256, DI; \
+	LEAQ (CX)(SI*2), DX; \
+	DECQ R14; \
+	JNZ v2qquad; \
+	VZEROUPPER; \
 	RET
+
+
+TEXT ·gemmQ8x2P4AVX512VNNI(SB), NOSPLIT, $0-80
+	Q8X2P4BODY(QUADLOAD)
+
+// func gemmQ8x2P4NPAVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb int, nk int, np int)
+//
+// gemmQ8x2P4AVX512VNNI without software prefetch.
+TEXT ·gemmQ8x2P4NPAVX512VNNI(SB), NOSPLIT, $0-80
+	Q8X2P4BODY(QUADLOADNP)
 
 
 // func gemmQ8x2P2AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb int, nk int, np int)

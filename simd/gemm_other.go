@@ -31,6 +31,14 @@ func gemmQ8x2P4AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, 
 	panic("omni: BUG: assembly kernel called in a build without assembly")
 }
 
+func gemmQ8x1P4NPAVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb, nk, np int) {
+	panic("omni: BUG: assembly kernel called in a build without assembly")
+}
+
+func gemmQ8x2P4NPAVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb, nk, np int) {
+	panic("omni: BUG: assembly kernel called in a build without assembly")
+}
+
 func gemmQ8x2P2AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb, nk, np int) {
 	panic("omni: BUG: assembly kernel called in a build without assembly")
 }

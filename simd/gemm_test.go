@@ -123,13 +123,7 @@ func q8Cases() []q8Case {
 
 func TestGemmQ8(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	type prepared struct {
-		c    q8Case
-		w    *Q8Matrix
-		x    *Q8Input
-		want []float32
-	}
-	var ps []prepared
+	var ps []q8Prepared
 	for _, c := range q8Cases() {
 		w, err := QuantizeQ8(randWeights(rng, c.rows, c.cols, c.block), c.rows, c.cols, c.block)
 		if err != nil {
@@ -143,43 +137,64 @@ func TestGemmQ8(t *testing.T) {
 				want[i*c.rows+r] = refQ8(x, w, i, r)
 			}
 		}
-		ps = append(ps, prepared{c, w, x, want})
+		ps = append(ps, q8Prepared{c, w, x, want})
 	}
+	// Both quad-kernel variants (with and without software prefetch) at
+	// every level: the same bits.
 	eachLevel(t, func(t *testing.T) {
-		for _, p := range ps {
-			c := p.c
-			name := fmt.Sprintf("GemmQ8(%dx%dx%d/%d)", c.m, c.cols, c.rows, c.block)
-			wsum, xsum := sumBytes(p.w.data), sumInput(p.x)
-			y, full := guarded(c.m * c.rows)
-			GemmQ8(y, p.x, p.w)
-			checkGuards(t, name, full)
-			for i := range y {
-				if math.Float32bits(y[i]) != math.Float32bits(p.want[i]) {
-					t.Fatalf("%s row %d col %d = %v, want %v", name, i/c.rows, i%c.rows, y[i], p.want[i])
+		for _, pf := range []bool{true, false} {
+			defer UseQuadPrefetch(pf)()
+			gemmQ8Cases(t, ps, pf)
+		}
+	})
+}
+
+// gemmQ8Cases checks GemmQ8 and GemmQ8Rows on the prepared cases against
+// their brute-force results.
+func gemmQ8Cases(t *testing.T, ps []q8Prepared, pf bool) {
+	t.Helper()
+	for _, p := range ps {
+		c := p.c
+		name := fmt.Sprintf("GemmQ8(%dx%dx%d/%d, quad prefetch %t)", c.m, c.cols, c.rows, c.block, pf)
+		wsum, xsum := sumBytes(p.w.data), sumInput(p.x)
+		y, full := guarded(c.m * c.rows)
+		GemmQ8(y, p.x, p.w)
+		checkGuards(t, name, full)
+		for i := range y {
+			if math.Float32bits(y[i]) != math.Float32bits(p.want[i]) {
+				t.Fatalf("%s row %d col %d = %v, want %v", name, i/c.rows, i%c.rows, y[i], p.want[i])
+			}
+		}
+		if sumBytes(p.w.data) != wsum || sumInput(p.x) != xsum {
+			t.Fatalf("%s modified its inputs", name)
+		}
+		// Split into row ranges: the same bits, nothing outside touched.
+		if c.rows > PanelRows {
+			y2, full2 := guarded(c.m * c.rows)
+			GemmQ8Rows(y2, p.x, p.w, PanelRows, c.rows)
+			for i := range y2 {
+				if i%c.rows < PanelRows && math.Float32bits(y2[i]) != 0x7fc0dead {
+					t.Fatalf("%s: GemmQ8Rows(16, %d) wrote row %d col %d", name, c.rows, i/c.rows, i%c.rows)
 				}
 			}
-			if sumBytes(p.w.data) != wsum || sumInput(p.x) != xsum {
-				t.Fatalf("%s modified its inputs", name)
-			}
-			// Split into row ranges: the same bits, nothing outside touched.
-			if c.rows > PanelRows {
-				y2, full2 := guarded(c.m * c.rows)
-				GemmQ8Rows(y2, p.x, p.w, PanelRows, c.rows)
-				for i := range y2 {
-					if i%c.rows < PanelRows && math.Float32bits(y2[i]) != 0x7fc0dead {
-						t.Fatalf("%s: GemmQ8Rows(16, %d) wrote row %d col %d", name, c.rows, i/c.rows, i%c.rows)
-					}
-				}
-				GemmQ8Rows(y2, p.x, p.w, 0, PanelRows)
-				checkGuards(t, name+" split", full2)
-				for i := range y2 {
-					if math.Float32bits(y2[i]) != math.Float32bits(y[i]) {
-						t.Fatalf("%s split row %d col %d = %v, want %v", name, i/c.rows, i%c.rows, y2[i], y[i])
-					}
+			GemmQ8Rows(y2, p.x, p.w, 0, PanelRows)
+			checkGuards(t, name+" split", full2)
+			for i := range y2 {
+				if math.Float32bits(y2[i]) != math.Float32bits(y[i]) {
+					t.Fatalf("%s split row %d col %d = %v, want %v", name, i/c.rows, i%c.rows, y2[i], y[i])
 				}
 			}
 		}
-	})
+	}
+}
+
+// q8Prepared is a GemmQ8 case with its quantized operands and the
+// brute-force result.
+type q8Prepared struct {
+	c    q8Case
+	w    *Q8Matrix
+	x    *Q8Input
+	want []float32
 }
 
 func sumBytes(b []byte) uint64 {
