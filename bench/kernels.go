@@ -31,8 +31,9 @@ type KernelFigures struct {
 	// prefetch switched the other way from this CPU's choice (QuadPrefetch
 	// in the report), measured in the same passes: the figure that choice
 	// rests on.
-	GemvInt8OtherGBps       float64 `json:"gemv_int8_other_prefetch_gbps"`
-	GemvInt8OtherEfficiency float64 `json:"gemv_int8_other_prefetch_efficiency"`
+	// (0 below the AVX-512 VNNI level, which has no quad kernels).
+	GemvInt8OtherGBps       float64 `json:"gemv_int8_other_prefetch_gbps,omitempty"`
+	GemvInt8OtherEfficiency float64 `json:"gemv_int8_other_prefetch_efficiency,omitempty"`
 }
 
 // KernelsReport is the JSON object "omni bench kernels --json" prints: the
@@ -115,8 +116,12 @@ func (r *KernelsReport) WriteText(w io.Writer) {
 	fmt.Fprintln(tw, "threads\tread GB/s\tint8 m=1 GB/s\tefficiency\tprefetch the other way\tint8 m=8 GB/s\tm8/m1 time\tfp32 m=1 GB/s\tefficiency\t")
 	rows := append([]KernelFigures{r.KernelFigures}, r.ByThreads...)
 	for _, f := range rows {
-		fmt.Fprintf(tw, "%d\t%.1f\t%.1f\t%.2f\t%.2f\t%.1f\t%.2f\t%.1f\t%.2f\t\n", f.Threads, f.ReadGBps, f.GemvInt8GBps,
-			f.GemvInt8Efficiency, f.GemvInt8OtherEfficiency, f.GemmM8GBps, f.GemmM8OverM1, f.GemvFP32GBps, f.GemvFP32Efficiency)
+		other := "-" // no quad kernels below AVX-512 VNNI
+		if f.GemvInt8OtherEfficiency > 0 {
+			other = fmt.Sprintf("%.2f", f.GemvInt8OtherEfficiency)
+		}
+		fmt.Fprintf(tw, "%d\t%.1f\t%.1f\t%.2f\t%s\t%.1f\t%.2f\t%.1f\t%.2f\t\n", f.Threads, f.ReadGBps, f.GemvInt8GBps,
+			f.GemvInt8Efficiency, other, f.GemmM8GBps, f.GemmM8OverM1, f.GemvFP32GBps, f.GemvFP32Efficiency)
 	}
 	tw.Flush()
 }
@@ -204,7 +209,7 @@ func (d *kernelData) measure(threads, reps int) KernelFigures {
 				p.GemmQ8(d.y, d.x1[w.Cols()], w)
 			}
 		},
-		"q8m1other": func() {
+		"q8m1other": func() { // the quad kernels run at the AVX-512 VNNI level only
 			defer simd.UseQuadPrefetch(!simd.QuadPrefetch())()
 			for _, w := range d.q8 {
 				p.GemmQ8(d.y, d.x1[w.Cols()], w)
@@ -221,7 +226,10 @@ func (d *kernelData) measure(threads, reps int) KernelFigures {
 			}
 		},
 	}
-	order := []string{"read", "q8m1", "q8m1other", "q8m8", "f32m1"}
+	order := []string{"read", "q8m1", "q8m8", "f32m1"}
+	if simd.Active() == simd.AVX512VNNI {
+		order = append(order, "q8m1other")
+	}
 	times := map[string][]float64{}
 	for _, k := range order { // warm-up: page faults, caches, frequency
 		passes[k]()
@@ -240,8 +248,10 @@ func (d *kernelData) measure(threads, reps int) KernelFigures {
 	f.GemmM8GBps = float64(d.q8Bytes) / med("q8m8") / 1e9
 	f.GemvFP32GBps = float64(d.f32Bytes) / med("f32m1") / 1e9
 	f.GemvInt8Efficiency = f.GemvInt8GBps / f.ReadGBps
-	f.GemvInt8OtherGBps = float64(d.q8Bytes) / med("q8m1other") / 1e9
-	f.GemvInt8OtherEfficiency = f.GemvInt8OtherGBps / f.ReadGBps
+	if len(times["q8m1other"]) > 0 {
+		f.GemvInt8OtherGBps = float64(d.q8Bytes) / med("q8m1other") / 1e9
+		f.GemvInt8OtherEfficiency = f.GemvInt8OtherGBps / f.ReadGBps
+	}
 	f.GemvFP32Efficiency = f.GemvFP32GBps / f.ReadGBps
 	f.GemmM8OverM1 = med("q8m8") / med("q8m1")
 	f.GemvInt8GWps = float64(d.q8Ws) / med("q8m1") / 1e9

@@ -16,7 +16,7 @@ import (
 type HardwareProfile struct {
 	Arch              string   `json:"arch"` // x86_64 or aarch64 (Go's amd64/arm64 are normalised)
 	CPUModel          string   `json:"cpu_model"`
-	CPUSignature      string   `json:"cpu_signature,omitempty"` // x86 "family F model M stepping S", arm64 "implementer I part P[,P…]": what a VM's brand string may hide
+	CPUSignature      string   `json:"cpu_signature,omitempty"` // x86 "family F model M", arm64 "cores I:P[,I:P…]" (implementer:part): the generation a VM's brand string may hide
 	CPUFlags          []string `json:"cpu_flags"`               // normalised: avx2, avx512, avx512_vnni, avx512_bf16, amx_int8, neon, dotprod, …
 	NLogical          int      `json:"n_logical"`
 	NPhysical         int      `json:"n_physical"` // unique (package, core) pairs
@@ -173,15 +173,16 @@ func ProbeFS(root fs.FS, arch string) (HardwareProfile, error) {
 	return h, nil
 }
 
-// parseCPUInfo fills model, flags, logical and physical counts from
-// /proc/cpuinfo.
+// parseCPUInfo fills model, signature, flags, logical and physical counts
+// from /proc/cpuinfo.
 func parseCPUInfo(h *HardwareProfile, b []byte) {
 	type core struct{ pkg, id string }
 	cores := map[core]bool{}
 	var pkg, id string
 	var raw []string
-	sig := map[string]string{} // x86 family, model, stepping of the first CPU; arm64 implementer
-	var parts []string         // arm64 CPU parts, every distinct one (big.LITTLE)
+	sig := map[string]string{} // x86 family and model of the first CPU
+	var imp string             // arm64: the current CPU's implementer
+	var armCores []string      // arm64: every distinct implementer:part (big.LITTLE)
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for sc.Scan() {
@@ -205,13 +206,15 @@ func parseCPUInfo(h *HardwareProfile, b []byte) {
 			if raw == nil {
 				raw = strings.Fields(v)
 			}
-		case "cpu family", "model", "stepping", "CPU implementer":
+		case "cpu family", "model":
 			if _, ok := sig[k]; !ok {
 				sig[k] = v
 			}
+		case "CPU implementer":
+			imp = v
 		case "CPU part":
-			if !slices.Contains(parts, v) {
-				parts = append(parts, v)
+			if c := imp + ":" + v; !slices.Contains(armCores, c) {
+				armCores = append(armCores, c)
 			}
 		case "physical id":
 			pkg = v
@@ -227,19 +230,27 @@ func parseCPUInfo(h *HardwareProfile, b []byte) {
 		h.NPhysical = h.NLogical
 	}
 	h.CPUFlags = NormaliseFlags(h.Arch, raw)
-	h.CPUSignature = cpuSignature(sig, parts)
+	h.CPUSignature = cpuSignature(sig, armCores)
 }
 
 // cpuSignature names the CPU's generation from /proc/cpuinfo's numeric
-// fields: "family F model M stepping S" on x86, "implementer I part P,…"
-// (distinct parts, sorted) on arm64, "" when the file has neither.
-func cpuSignature(sig map[string]string, parts []string) string {
-	if f, ok := sig["cpu family"]; ok {
-		return fmt.Sprintf("family %s model %s stepping %s", f, sig["model"], sig["stepping"])
+// fields: "family F model M" on x86 (the fields present), "cores I:P,…"
+// (every distinct implementer:part, sorted) on arm64, "" when the file has
+// neither. Steppings are left out: a fleet of one generation differing in
+// stepping shares one calibration.
+func cpuSignature(sig map[string]string, cores []string) string {
+	var fields []string
+	for _, k := range []string{"cpu family", "model"} {
+		if v, ok := sig[k]; ok {
+			fields = append(fields, strings.TrimPrefix(k, "cpu ")+" "+v)
+		}
 	}
-	if imp, ok := sig["CPU implementer"]; ok {
-		slices.Sort(parts)
-		return fmt.Sprintf("implementer %s part %s", imp, strings.Join(parts, ","))
+	if len(fields) > 0 {
+		return strings.Join(fields, " ")
+	}
+	if len(cores) > 0 {
+		slices.Sort(cores)
+		return "cores " + strings.Join(cores, ",")
 	}
 	return ""
 }

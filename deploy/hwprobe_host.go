@@ -87,6 +87,9 @@ func fillFromCPU(h *HardwareProfile) {
 	if h.CPUModel == "" {
 		h.CPUModel = strings.TrimSpace(cpuid.CPU.BrandName)
 	}
+	if h.CPUSignature == "" && cpuid.CPU.Family > 0 {
+		h.CPUSignature = fmt.Sprintf("family %d model %d", cpuid.CPU.Family, cpuid.CPU.Model)
+	}
 	if h.NLogical == 0 {
 		h.NLogical = runtime.NumCPU()
 	}

@@ -24,7 +24,7 @@ const (
 	Int8PerTensor
 	// Int4 stores every body matrix in 4-bit codes (blocks of 32, a bf16
 	// scale each, the non-uniform codebook; precision_int4.go) and the
-	// heads in int8: half of int8's bytes per frame.
+	// heads in int8: about 0.53 of int8's bytes per frame.
 	Int4
 	// Int4MLP stores the MLP matrices (gate, up, down) in 4 bits and the
 	// attention matrices and the heads in int8.

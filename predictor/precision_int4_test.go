@@ -27,8 +27,8 @@ func TestInt4(t *testing.T) {
 // testInt4Bytes checks the 4-bit precisions' bytes per frame against the
 // arithmetic of their layouts: a 4-bit block of 32 weights is 16 bytes of
 // codes and a 2-byte scale, an int8 block of DefaultBlock weights as many
-// bytes and a 4-byte scale, so the all-4-bit body reads half of int8's
-// bytes at blocks of 32 (plus the int8 heads and
+// bytes and a 2-byte scale, so the all-4-bit body reads 18/34 ≈ 0.53 of
+// int8's bytes at blocks of 32 (plus the int8 heads and
 // the fp32 guarded rows both keep); the mixed modes lie in between, in
 // order of how many matrices they keep in int8.
 func testInt4Bytes(t *testing.T, few predictor.Source) {

@@ -132,7 +132,7 @@ func BenchmarkPoolGemmQ8(b *testing.B) {
 }
 
 // BenchmarkGemmQ8Block compares block lengths on the same shape (bytes per
-// weight differ: 1 + 4/BK), the speed half of the DefaultBlock decision.
+// weight differ: 1 + 2/BK), the speed half of the DefaultBlock decision.
 func BenchmarkGemmQ8Block(b *testing.B) {
 	for _, block := range []int{32, 64, 128} {
 		set := benchQ8Set(b, 1024, 3072, block, 0)

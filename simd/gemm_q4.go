@@ -33,7 +33,7 @@ var Q4NonUniform = Q4Levels{-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25,
 // Q4Matrix holds W (rows×cols, PyTorch [out, in] layout, y = x·Wᵀ) as
 // 4-bit codes into a 16-level codebook with one bf16 scale per (row, block
 // of Q4Block inputs), packed at construction into the order the kernels
-// stream: about 4.5 bits per weight, half of Q8Matrix's 9.
+// stream: about 4.5 bits per weight against Q8Matrix's 8.5.
 //
 // Layout: rows are padded to a multiple of PanelRows and cols to a multiple
 // of Q4Block. Panel p holds rows [16p, 16p+16): first, per block b, 4

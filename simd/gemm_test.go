@@ -142,6 +142,10 @@ func TestGemmQ8(t *testing.T) {
 	// Both quad-kernel variants (with and without software prefetch) at
 	// every level: the same bits.
 	eachLevel(t, func(t *testing.T) {
+		if active != AVX512VNNI { // the only level with quad kernels
+			gemmQ8Cases(t, ps, quadPrefetch)
+			return
+		}
 		for _, pf := range []bool{true, false} {
 			defer UseQuadPrefetch(pf)()
 			gemmQ8Cases(t, ps, pf)

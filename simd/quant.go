@@ -16,7 +16,8 @@ import (
 // KL 0.0013, blocks of 64 give 0.65 and 0.0021, with the same top-1 (0.971
 // vs 0.975, inside the ±0.004 that summation order alone moves it). Speed:
 // GEMV from DRAM is bandwidth-bound, so time follows bytes per weight,
-// 1 + 4/BK = 1.125 (BK 32) vs 1.0625 (BK 64), i.e. 5.9 % more bytes for 32.
+// 1 + 4/BK with fp32 scales = 1.125 (BK 32) vs 1.0625 (BK 64), i.e. 5.9 %
+// more bytes for 32.
 // Measured with "omni bench kernels --block N" (1 GiB of 1024×3072 and
 // 3072×1024 matrices, AVX-512 VNNI, medians of 5, two runs each, this
 // 2-core machine): m=1 reads 10.4–11.8 GB/s at 1 thread and 20.0–21.5 GB/s

@@ -15,7 +15,7 @@ func TestQuantizeBlockQ8Def(t *testing.T) {
 	x := make([]float32, 32)
 	rec := make([]byte, 32*16+32)
 	for it := 0; it < 200000; it++ {
-		mode := it % 4
+		mode := it % 5
 		for i := range x {
 			switch mode {
 			case 0:
@@ -26,6 +26,13 @@ func TestQuantizeBlockQ8Def(t *testing.T) {
 				x[i] = float32((float64(int64(next()%255)-127) + 0.5) * 0.0137)
 			case 3:
 				x[i] = float32(int64(next()%9)-4) * 1e-40
+			case 4: // a bf16 scale b exactly (absmax 127·b), the rest ties (k+½)·b
+				b := math.Float32frombits(uint32(0x3c00+next()%0x200) << 16)
+				if i == 0 {
+					x[i] = float32(127 * float64(b) * float64(1-2*int64(next()%2)))
+				} else {
+					x[i] = float32((float64(int64(next()%254)-127) + 0.5) * float64(b))
+				}
 			}
 		}
 		wb := quantizeBlockQ8(rec, x, 3)
@@ -34,10 +41,10 @@ func TestQuantizeBlockQ8Def(t *testing.T) {
 		for _, v := range x {
 			absmax = max(absmax, math.Abs(float64(v)))
 		}
-		s := quantScale(absmax)
-		// ws is a bf16 ≥ s, and the bf16 just below it is < s.
-		if below := math.Float32frombits(uint32(wb-1) << 16); ws < s || (wb > 0 && below >= s) {
-			t.Fatalf("it %d: ws %g (bf16 %#04x) for scale %g", it, ws, wb, s)
+		sc := quantScale(absmax)
+		// ws is a bf16 ≥ sc, and the bf16 just below it is < sc.
+		if below := math.Float32frombits(uint32(wb-1) << 16); ws < sc || (wb > 0 && below >= sc) {
+			t.Fatalf("it %d: ws %g (bf16 %#04x) for scale %g", it, ws, wb, sc)
 		}
 		if ws == 0 {
 			continue
