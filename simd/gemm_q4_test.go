@@ -71,35 +71,9 @@ func TestGemmQ4(t *testing.T) {
 	eachLevel(t, func(t *testing.T) {
 		for _, p := range ps {
 			c := p.c
-			name := fmt.Sprintf("GemmQ4(%dx%dx%d)", c.m, c.cols, c.rows)
-			wsum, xsum := sumBytes(p.w.data), sumInput(p.x)
-			y, full := guarded(c.m * c.rows)
-			GemmQ4(y, p.x, p.w)
-			checkGuards(t, name, full)
-			for i := range y {
-				if math.Float32bits(y[i]) != math.Float32bits(p.want[i]) {
-					t.Fatalf("%s row %d col %d = %v, want %v", name, i/c.rows, i%c.rows, y[i], p.want[i])
-				}
-			}
-			if sumBytes(p.w.data) != wsum || sumInput(p.x) != xsum {
-				t.Fatalf("%s modified its inputs", name)
-			}
-			if c.rows > PanelRows {
-				y2, full2 := guarded(c.m * c.rows)
-				GemmQ4Rows(y2, p.x, p.w, PanelRows, c.rows)
-				for i := range y2 {
-					if i%c.rows < PanelRows && math.Float32bits(y2[i]) != 0x7fc0dead {
-						t.Fatalf("%s: GemmQ4Rows(16, %d) wrote row %d col %d", name, c.rows, i/c.rows, i%c.rows)
-					}
-				}
-				GemmQ4Rows(y2, p.x, p.w, 0, PanelRows)
-				checkGuards(t, name+" split", full2)
-				for i := range y2 {
-					if math.Float32bits(y2[i]) != math.Float32bits(y[i]) {
-						t.Fatalf("%s split row %d col %d = %v, want %v", name, i/c.rows, i%c.rows, y2[i], y[i])
-					}
-				}
-			}
+			checkGemmCase(t, fmt.Sprintf("GemmQ4(%dx%dx%d)", c.m, c.cols, c.rows), c, p.want, p.w.data, p.x,
+				func(y []float32) { GemmQ4(y, p.x, p.w) },
+				func(y []float32, r0, r1 int) { GemmQ4Rows(y, p.x, p.w, r0, r1) })
 		}
 	})
 }

@@ -160,34 +160,48 @@ func gemmQ8Cases(t *testing.T, ps []q8Prepared, pf bool) {
 	for _, p := range ps {
 		c := p.c
 		name := fmt.Sprintf("GemmQ8(%dx%dx%d/%d, quad prefetch %t)", c.m, c.cols, c.rows, c.block, pf)
-		wsum, xsum := sumBytes(p.w.data), sumInput(p.x)
-		y, full := guarded(c.m * c.rows)
-		GemmQ8(y, p.x, p.w)
-		checkGuards(t, name, full)
-		for i := range y {
-			if math.Float32bits(y[i]) != math.Float32bits(p.want[i]) {
-				t.Fatalf("%s row %d col %d = %v, want %v", name, i/c.rows, i%c.rows, y[i], p.want[i])
-			}
+		checkGemmCase(t, name, c, p.want, p.w.data, p.x,
+			func(y []float32) { GemmQ8(y, p.x, p.w) },
+			func(y []float32, r0, r1 int) { GemmQ8Rows(y, p.x, p.w, r0, r1) })
+	}
+}
+
+// checkGemmCase runs one case of an int8-activation GEMM (gemm over all
+// rows, gemmRows over [r0, r1)) and checks its bits against want, the
+// guards around y, that the packed weights wdata and the input x are left
+// as they were, and that a split into row ranges writes only its rows and
+// gives the same bits.
+func checkGemmCase(t *testing.T, name string, c q8Case, want []float32, wdata []byte, x *Q8Input,
+	gemm func(y []float32), gemmRows func(y []float32, r0, r1 int)) {
+	t.Helper()
+	wsum, xsum := sumBytes(wdata), sumInput(x)
+	y, full := guarded(c.m * c.rows)
+	gemm(y)
+	checkGuards(t, name, full)
+	for i := range y {
+		if math.Float32bits(y[i]) != math.Float32bits(want[i]) {
+			t.Fatalf("%s row %d col %d = %v, want %v", name, i/c.rows, i%c.rows, y[i], want[i])
 		}
-		if sumBytes(p.w.data) != wsum || sumInput(p.x) != xsum {
-			t.Fatalf("%s modified its inputs", name)
+	}
+	if sumBytes(wdata) != wsum || sumInput(x) != xsum {
+		t.Fatalf("%s modified its inputs", name)
+	}
+	if c.rows <= PanelRows {
+		return
+	}
+	// Split into row ranges: the same bits, nothing outside touched.
+	y2, full2 := guarded(c.m * c.rows)
+	gemmRows(y2, PanelRows, c.rows)
+	for i := range y2 {
+		if i%c.rows < PanelRows && math.Float32bits(y2[i]) != 0x7fc0dead {
+			t.Fatalf("%s: rows [16, %d) wrote row %d col %d", name, c.rows, i/c.rows, i%c.rows)
 		}
-		// Split into row ranges: the same bits, nothing outside touched.
-		if c.rows > PanelRows {
-			y2, full2 := guarded(c.m * c.rows)
-			GemmQ8Rows(y2, p.x, p.w, PanelRows, c.rows)
-			for i := range y2 {
-				if i%c.rows < PanelRows && math.Float32bits(y2[i]) != 0x7fc0dead {
-					t.Fatalf("%s: GemmQ8Rows(16, %d) wrote row %d col %d", name, c.rows, i/c.rows, i%c.rows)
-				}
-			}
-			GemmQ8Rows(y2, p.x, p.w, 0, PanelRows)
-			checkGuards(t, name+" split", full2)
-			for i := range y2 {
-				if math.Float32bits(y2[i]) != math.Float32bits(y[i]) {
-					t.Fatalf("%s split row %d col %d = %v, want %v", name, i/c.rows, i%c.rows, y2[i], y[i])
-				}
-			}
+	}
+	gemmRows(y2, 0, PanelRows)
+	checkGuards(t, name+" split", full2)
+	for i := range y2 {
+		if math.Float32bits(y2[i]) != math.Float32bits(y[i]) {
+			t.Fatalf("%s split row %d col %d = %v, want %v", name, i/c.rows, i%c.rows, y2[i], y[i])
 		}
 	}
 }
