@@ -24,16 +24,57 @@
 // scales, in Z24–Z27; the variant for more panels extends the one for
 // fewer, so all three emit their instructions in the same order).
 
+// Every per-row step takes (xr, yi, b, a0…): the row's input pointer xr,
+// its place yi in the output list (bytes from R10), the register b that
+// broadcasts its inputs, and its sums / outputs a0… (one per panel); a
+// step ignores what it does not use, so that Q8ROWSn can run any step
+// over the six rows.
+
+// Q8ROWSn runs step M for each of the 6 rows against n panels, in row
+// order (the broadcast registers alternate so two rows' loads overlap).
+#define Q8ROWS1(M) \
+	M(AX, 0, Z28, Z0); \
+	M(BX, 8, Z29, Z1); \
+	M(CX, 16, Z28, Z2); \
+	M(SI, 24, Z29, Z3); \
+	M(R8, 32, Z28, Z4); \
+	M(R9, 40, Z29, Z5)
+#define Q8ROWS2(M) \
+	M(AX, 0, Z28, Z0, Z1); \
+	M(BX, 8, Z29, Z2, Z3); \
+	M(CX, 16, Z28, Z4, Z5); \
+	M(SI, 24, Z29, Z6, Z7); \
+	M(R8, 32, Z28, Z8, Z9); \
+	M(R9, 40, Z29, Z10, Z11)
+#define Q8ROWS4(M) \
+	M(AX, 0, Z28, Z0, Z1, Z2, Z3); \
+	M(BX, 8, Z29, Z4, Z5, Z6, Z7); \
+	M(CX, 16, Z28, Z8, Z9, Z10, Z11); \
+	M(SI, 24, Z29, Z12, Z13, Z14, Z15); \
+	M(R8, 32, Z28, Z16, Z17, Z18, Z19); \
+	M(R9, 40, Z29, Z20, Z21, Z22, Z23)
+
+// Q8INITn starts a row's sums at the panels' corr (in Z24…).
+#define Q8INIT1(xr, yi, b, a0) \
+	VMOVDQA32 Z24, a0
+#define Q8INIT2(xr, yi, b, a0, a1) \
+	Q8INIT1(xr, yi, b, a0); \
+	VMOVDQA32 Z25, a1
+#define Q8INIT4(xr, yi, b, a0, a1, a2, a3) \
+	Q8INIT2(xr, yi, b, a0, a1); \
+	VMOVDQA32 Z26, a2; \
+	VMOVDQA32 Z27, a3
+
 // Q8STEPn adds one group of 4 inputs of the row at xr (broadcast into b)
 // times the panels' weights to the row's sums a0….
-#define Q8STEP1(xr, b, a0) \
+#define Q8STEP1(xr, yi, b, a0) \
 	VPBROADCASTD (xr)(R13*1), b; \
 	VPDPBUSD Z24, b, a0
-#define Q8STEP2(xr, b, a0, a1) \
-	Q8STEP1(xr, b, a0); \
+#define Q8STEP2(xr, yi, b, a0, a1) \
+	Q8STEP1(xr, yi, b, a0); \
 	VPDPBUSD Z25, b, a1
-#define Q8STEP4(xr, b, a0, a1, a2, a3) \
-	Q8STEP2(xr, b, a0, a1); \
+#define Q8STEP4(xr, yi, b, a0, a1, a2, a3) \
+	Q8STEP2(xr, yi, b, a0, a1); \
 	VPDPBUSD Z26, b, a2; \
 	VPDPBUSD Z27, b, a3
 
@@ -62,32 +103,31 @@
 	VFMADD213PS off(DI)(R12*1), s, a
 
 // Q8FIRSTn turns a row's first-tap sums into its outputs.
-#define Q8FIRST1(xr, a0) \
+#define Q8FIRST1(xr, yi, b, a0) \
 	Q8SCALE1(xr); \
 	Q8CVTMUL(a0, Z24)
-#define Q8FIRST2(xr, a0, a1) \
+#define Q8FIRST2(xr, yi, b, a0, a1) \
 	Q8SCALE2(xr); \
 	Q8CVTMUL(a0, Z24); \
 	Q8CVTMUL(a1, Z25)
-#define Q8FIRST4(xr, a0, a1, a2, a3) \
+#define Q8FIRST4(xr, yi, b, a0, a1, a2, a3) \
 	Q8SCALE4(xr); \
 	Q8CVTMUL(a0, Z24); \
 	Q8CVTMUL(a1, Z25); \
 	Q8CVTMUL(a2, Z26); \
 	Q8CVTMUL(a3, Z27)
 
-// Q8NEXTn adds a row's later-tap sums to its stored outputs (row yi of
-// the list).
-#define Q8NEXT1(xr, yi, a0) \
+// Q8NEXTn adds a row's later-tap sums to its stored outputs.
+#define Q8NEXT1(xr, yi, b, a0) \
 	Q8SCALE1(xr); \
 	MOVQ yi(R10), DI; \
 	Q8CVTFMA(a0, Z24, 0)
-#define Q8NEXT2(xr, yi, a0, a1) \
+#define Q8NEXT2(xr, yi, b, a0, a1) \
 	Q8SCALE2(xr); \
 	MOVQ yi(R10), DI; \
 	Q8CVTFMA(a0, Z24, 0); \
 	Q8CVTFMA(a1, Z25, 64)
-#define Q8NEXT4(xr, yi, a0, a1, a2, a3) \
+#define Q8NEXT4(xr, yi, b, a0, a1, a2, a3) \
 	Q8SCALE4(xr); \
 	MOVQ yi(R10), DI; \
 	Q8CVTFMA(a0, Z24, 0); \
@@ -106,15 +146,33 @@
 	VADDPS 128(DI)(R12*1), a2, a2; \
 	VADDPS 192(DI)(R12*1), a3, a3
 
-// Q8STOREn stores a row's outputs to row yi of the list.
-#define Q8STORE1(yi, a0) \
+// Q8BIASn adds the bias (at DI) to a row's outputs; Q8RESn adds the row's
+// old outputs (residual).
+#define Q8BIAS1(xr, yi, b, a0) \
+	Q8ADDM1(a0)
+#define Q8BIAS2(xr, yi, b, a0, a1) \
+	Q8ADDM2(a0, a1)
+#define Q8BIAS4(xr, yi, b, a0, a1, a2, a3) \
+	Q8ADDM4(a0, a1, a2, a3)
+#define Q8RES1(xr, yi, b, a0) \
+	MOVQ yi(R10), DI; \
+	Q8ADDM1(a0)
+#define Q8RES2(xr, yi, b, a0, a1) \
+	MOVQ yi(R10), DI; \
+	Q8ADDM2(a0, a1)
+#define Q8RES4(xr, yi, b, a0, a1, a2, a3) \
+	MOVQ yi(R10), DI; \
+	Q8ADDM4(a0, a1, a2, a3)
+
+// Q8STOREn stores a row's outputs to its place in the list.
+#define Q8STORE1(xr, yi, b, a0) \
 	MOVQ yi(R10), DI; \
 	VMOVUPS a0, 0(DI)(R12*1)
-#define Q8STORE2(yi, a0, a1) \
-	Q8STORE1(yi, a0); \
+#define Q8STORE2(xr, yi, b, a0, a1) \
+	Q8STORE1(xr, yi, b, a0); \
 	VMOVUPS a1, 64(DI)(R12*1)
-#define Q8STORE4(yi, a0, a1, a2, a3) \
-	Q8STORE2(yi, a0, a1); \
+#define Q8STORE4(xr, yi, b, a0, a1, a2, a3) \
+	Q8STORE2(xr, yi, b, a0, a1); \
 	VMOVUPS a2, 128(DI)(R12*1); \
 	VMOVUPS a3, 192(DI)(R12*1)
 
@@ -148,42 +206,14 @@ q8quadtap:
 	VMOVDQU32 128(R14), Z25
 	VMOVDQU32 256(R14), Z26
 	VMOVDQU32 384(R14), Z27
-	VMOVDQA32 Z24, Z0
-	VMOVDQA32 Z25, Z1
-	VMOVDQA32 Z26, Z2
-	VMOVDQA32 Z27, Z3
-	VMOVDQA32 Z24, Z4
-	VMOVDQA32 Z25, Z5
-	VMOVDQA32 Z26, Z6
-	VMOVDQA32 Z27, Z7
-	VMOVDQA32 Z24, Z8
-	VMOVDQA32 Z25, Z9
-	VMOVDQA32 Z26, Z10
-	VMOVDQA32 Z27, Z11
-	VMOVDQA32 Z24, Z12
-	VMOVDQA32 Z25, Z13
-	VMOVDQA32 Z26, Z14
-	VMOVDQA32 Z27, Z15
-	VMOVDQA32 Z24, Z16
-	VMOVDQA32 Z25, Z17
-	VMOVDQA32 Z26, Z18
-	VMOVDQA32 Z27, Z19
-	VMOVDQA32 Z24, Z20
-	VMOVDQA32 Z25, Z21
-	VMOVDQA32 Z26, Z22
-	VMOVDQA32 Z27, Z23
+	Q8ROWS4(Q8INIT4)
 	MOVQ tg+72(FP), DI
 q8quadstep:
 	VMOVDQU32 (DX), Z24
 	VMOVDQU32 (DX)(R11*1), Z25
 	VMOVDQU32 (R15), Z26
 	VMOVDQU32 (R15)(R11*1), Z27
-	Q8STEP4(AX, Z28, Z0, Z1, Z2, Z3)
-	Q8STEP4(BX, Z29, Z4, Z5, Z6, Z7)
-	Q8STEP4(CX, Z28, Z8, Z9, Z10, Z11)
-	Q8STEP4(SI, Z29, Z12, Z13, Z14, Z15)
-	Q8STEP4(R8, Z28, Z16, Z17, Z18, Z19)
-	Q8STEP4(R9, Z29, Z20, Z21, Z22, Z23)
+	Q8ROWS4(Q8STEP4)
 	ADDQ $64, DX
 	ADDQ $64, R15
 	ADDQ $4, R13
@@ -191,30 +221,15 @@ q8quadstep:
 	JNZ q8quadstep
 	CMPQ fst-32(SP), $0
 	JEQ q8quadmid
-	Q8FIRST4(AX, Z0, Z1, Z2, Z3)
-	Q8FIRST4(BX, Z4, Z5, Z6, Z7)
-	Q8FIRST4(CX, Z8, Z9, Z10, Z11)
-	Q8FIRST4(SI, Z12, Z13, Z14, Z15)
-	Q8FIRST4(R8, Z16, Z17, Z18, Z19)
-	Q8FIRST4(R9, Z20, Z21, Z22, Z23)
+	Q8ROWS4(Q8FIRST4)
 	MOVQ $0, fst-32(SP)
 	JMP q8quadfin
 q8quadmid:
-	Q8NEXT4(AX, 0, Z0, Z1, Z2, Z3)
-	Q8NEXT4(BX, 8, Z4, Z5, Z6, Z7)
-	Q8NEXT4(CX, 16, Z8, Z9, Z10, Z11)
-	Q8NEXT4(SI, 24, Z12, Z13, Z14, Z15)
-	Q8NEXT4(R8, 32, Z16, Z17, Z18, Z19)
-	Q8NEXT4(R9, 40, Z20, Z21, Z22, Z23)
+	Q8ROWS4(Q8NEXT4)
 q8quadfin:
 	DECQ rem-8(SP)
 	JZ q8quadlast
-	Q8STORE4(0, Z0, Z1, Z2, Z3)
-	Q8STORE4(8, Z4, Z5, Z6, Z7)
-	Q8STORE4(16, Z8, Z9, Z10, Z11)
-	Q8STORE4(24, Z12, Z13, Z14, Z15)
-	Q8STORE4(32, Z16, Z17, Z18, Z19)
-	Q8STORE4(40, Z20, Z21, Z22, Z23)
+	Q8ROWS4(Q8STORE4)
 	ADDQ tskip+80(FP), R13
 	ADDQ mstride+56(FP), R14
 	JMP q8quadtap
@@ -222,34 +237,13 @@ q8quadlast:
 	MOVQ bias+88(FP), DI
 	TESTQ DI, DI
 	JZ q8quadnb
-	Q8ADDM4(Z0, Z1, Z2, Z3)
-	Q8ADDM4(Z4, Z5, Z6, Z7)
-	Q8ADDM4(Z8, Z9, Z10, Z11)
-	Q8ADDM4(Z12, Z13, Z14, Z15)
-	Q8ADDM4(Z16, Z17, Z18, Z19)
-	Q8ADDM4(Z20, Z21, Z22, Z23)
+	Q8ROWS4(Q8BIAS4)
 q8quadnb:
 	CMPQ add+96(FP), $0
 	JEQ q8quadst
-	MOVQ 0(R10), DI
-	Q8ADDM4(Z0, Z1, Z2, Z3)
-	MOVQ 8(R10), DI
-	Q8ADDM4(Z4, Z5, Z6, Z7)
-	MOVQ 16(R10), DI
-	Q8ADDM4(Z8, Z9, Z10, Z11)
-	MOVQ 24(R10), DI
-	Q8ADDM4(Z12, Z13, Z14, Z15)
-	MOVQ 32(R10), DI
-	Q8ADDM4(Z16, Z17, Z18, Z19)
-	MOVQ 40(R10), DI
-	Q8ADDM4(Z20, Z21, Z22, Z23)
+	Q8ROWS4(Q8RES4)
 q8quadst:
-	Q8STORE4(0, Z0, Z1, Z2, Z3)
-	Q8STORE4(8, Z4, Z5, Z6, Z7)
-	Q8STORE4(16, Z8, Z9, Z10, Z11)
-	Q8STORE4(24, Z12, Z13, Z14, Z15)
-	Q8STORE4(32, Z16, Z17, Z18, Z19)
-	Q8STORE4(40, Z20, Z21, Z22, Z23)
+	Q8ROWS4(Q8STORE4)
 	ADDQ R11, DX
 	ADDQ R11, DX
 	ADDQ R11, DX
@@ -266,58 +260,27 @@ q8pair:
 q8pairtap:
 	VMOVDQU32 0(R14), Z24
 	VMOVDQU32 128(R14), Z25
-	VMOVDQA32 Z24, Z0
-	VMOVDQA32 Z25, Z1
-	VMOVDQA32 Z24, Z2
-	VMOVDQA32 Z25, Z3
-	VMOVDQA32 Z24, Z4
-	VMOVDQA32 Z25, Z5
-	VMOVDQA32 Z24, Z6
-	VMOVDQA32 Z25, Z7
-	VMOVDQA32 Z24, Z8
-	VMOVDQA32 Z25, Z9
-	VMOVDQA32 Z24, Z10
-	VMOVDQA32 Z25, Z11
+	Q8ROWS2(Q8INIT2)
 	MOVQ tg+72(FP), DI
 q8pairstep:
 	VMOVDQU32 (DX), Z24
 	VMOVDQU32 (DX)(R11*1), Z25
-	Q8STEP2(AX, Z28, Z0, Z1)
-	Q8STEP2(BX, Z29, Z2, Z3)
-	Q8STEP2(CX, Z28, Z4, Z5)
-	Q8STEP2(SI, Z29, Z6, Z7)
-	Q8STEP2(R8, Z28, Z8, Z9)
-	Q8STEP2(R9, Z29, Z10, Z11)
+	Q8ROWS2(Q8STEP2)
 	ADDQ $64, DX
 	ADDQ $4, R13
 	DECQ DI
 	JNZ q8pairstep
 	CMPQ fst-32(SP), $0
 	JEQ q8pairmid
-	Q8FIRST2(AX, Z0, Z1)
-	Q8FIRST2(BX, Z2, Z3)
-	Q8FIRST2(CX, Z4, Z5)
-	Q8FIRST2(SI, Z6, Z7)
-	Q8FIRST2(R8, Z8, Z9)
-	Q8FIRST2(R9, Z10, Z11)
+	Q8ROWS2(Q8FIRST2)
 	MOVQ $0, fst-32(SP)
 	JMP q8pairfin
 q8pairmid:
-	Q8NEXT2(AX, 0, Z0, Z1)
-	Q8NEXT2(BX, 8, Z2, Z3)
-	Q8NEXT2(CX, 16, Z4, Z5)
-	Q8NEXT2(SI, 24, Z6, Z7)
-	Q8NEXT2(R8, 32, Z8, Z9)
-	Q8NEXT2(R9, 40, Z10, Z11)
+	Q8ROWS2(Q8NEXT2)
 q8pairfin:
 	DECQ rem-8(SP)
 	JZ q8pairlast
-	Q8STORE2(0, Z0, Z1)
-	Q8STORE2(8, Z2, Z3)
-	Q8STORE2(16, Z4, Z5)
-	Q8STORE2(24, Z6, Z7)
-	Q8STORE2(32, Z8, Z9)
-	Q8STORE2(40, Z10, Z11)
+	Q8ROWS2(Q8STORE2)
 	ADDQ tskip+80(FP), R13
 	ADDQ mstride+56(FP), R14
 	JMP q8pairtap
@@ -325,34 +288,13 @@ q8pairlast:
 	MOVQ bias+88(FP), DI
 	TESTQ DI, DI
 	JZ q8pairnb
-	Q8ADDM2(Z0, Z1)
-	Q8ADDM2(Z2, Z3)
-	Q8ADDM2(Z4, Z5)
-	Q8ADDM2(Z6, Z7)
-	Q8ADDM2(Z8, Z9)
-	Q8ADDM2(Z10, Z11)
+	Q8ROWS2(Q8BIAS2)
 q8pairnb:
 	CMPQ add+96(FP), $0
 	JEQ q8pairst
-	MOVQ 0(R10), DI
-	Q8ADDM2(Z0, Z1)
-	MOVQ 8(R10), DI
-	Q8ADDM2(Z2, Z3)
-	MOVQ 16(R10), DI
-	Q8ADDM2(Z4, Z5)
-	MOVQ 24(R10), DI
-	Q8ADDM2(Z6, Z7)
-	MOVQ 32(R10), DI
-	Q8ADDM2(Z8, Z9)
-	MOVQ 40(R10), DI
-	Q8ADDM2(Z10, Z11)
+	Q8ROWS2(Q8RES2)
 q8pairst:
-	Q8STORE2(0, Z0, Z1)
-	Q8STORE2(8, Z2, Z3)
-	Q8STORE2(16, Z4, Z5)
-	Q8STORE2(24, Z6, Z7)
-	Q8STORE2(32, Z8, Z9)
-	Q8STORE2(40, Z10, Z11)
+	Q8ROWS2(Q8STORE2)
 	ADDQ R11, DX
 	ADDQ $256, mb-24(SP)
 	ADDQ $128, R12
@@ -366,51 +308,26 @@ q8one:
 	XORQ R13, R13
 q8onetap:
 	VMOVDQU32 0(R14), Z24
-	VMOVDQA32 Z24, Z0
-	VMOVDQA32 Z24, Z1
-	VMOVDQA32 Z24, Z2
-	VMOVDQA32 Z24, Z3
-	VMOVDQA32 Z24, Z4
-	VMOVDQA32 Z24, Z5
+	Q8ROWS1(Q8INIT1)
 	MOVQ tg+72(FP), DI
 q8onestep:
 	VMOVDQU32 (DX), Z24
-	Q8STEP1(AX, Z28, Z0)
-	Q8STEP1(BX, Z29, Z1)
-	Q8STEP1(CX, Z28, Z2)
-	Q8STEP1(SI, Z29, Z3)
-	Q8STEP1(R8, Z28, Z4)
-	Q8STEP1(R9, Z29, Z5)
+	Q8ROWS1(Q8STEP1)
 	ADDQ $64, DX
 	ADDQ $4, R13
 	DECQ DI
 	JNZ q8onestep
 	CMPQ fst-32(SP), $0
 	JEQ q8onemid
-	Q8FIRST1(AX, Z0)
-	Q8FIRST1(BX, Z1)
-	Q8FIRST1(CX, Z2)
-	Q8FIRST1(SI, Z3)
-	Q8FIRST1(R8, Z4)
-	Q8FIRST1(R9, Z5)
+	Q8ROWS1(Q8FIRST1)
 	MOVQ $0, fst-32(SP)
 	JMP q8onefin
 q8onemid:
-	Q8NEXT1(AX, 0, Z0)
-	Q8NEXT1(BX, 8, Z1)
-	Q8NEXT1(CX, 16, Z2)
-	Q8NEXT1(SI, 24, Z3)
-	Q8NEXT1(R8, 32, Z4)
-	Q8NEXT1(R9, 40, Z5)
+	Q8ROWS1(Q8NEXT1)
 q8onefin:
 	DECQ rem-8(SP)
 	JZ q8onelast
-	Q8STORE1(0, Z0)
-	Q8STORE1(8, Z1)
-	Q8STORE1(16, Z2)
-	Q8STORE1(24, Z3)
-	Q8STORE1(32, Z4)
-	Q8STORE1(40, Z5)
+	Q8ROWS1(Q8STORE1)
 	ADDQ tskip+80(FP), R13
 	ADDQ mstride+56(FP), R14
 	JMP q8onetap
@@ -418,34 +335,13 @@ q8onelast:
 	MOVQ bias+88(FP), DI
 	TESTQ DI, DI
 	JZ q8onenb
-	Q8ADDM1(Z0)
-	Q8ADDM1(Z1)
-	Q8ADDM1(Z2)
-	Q8ADDM1(Z3)
-	Q8ADDM1(Z4)
-	Q8ADDM1(Z5)
+	Q8ROWS1(Q8BIAS1)
 q8onenb:
 	CMPQ add+96(FP), $0
 	JEQ q8onest
-	MOVQ 0(R10), DI
-	Q8ADDM1(Z0)
-	MOVQ 8(R10), DI
-	Q8ADDM1(Z1)
-	MOVQ 16(R10), DI
-	Q8ADDM1(Z2)
-	MOVQ 24(R10), DI
-	Q8ADDM1(Z3)
-	MOVQ 32(R10), DI
-	Q8ADDM1(Z4)
-	MOVQ 40(R10), DI
-	Q8ADDM1(Z5)
+	Q8ROWS1(Q8RES1)
 q8onest:
-	Q8STORE1(0, Z0)
-	Q8STORE1(8, Z1)
-	Q8STORE1(16, Z2)
-	Q8STORE1(24, Z3)
-	Q8STORE1(32, Z4)
-	Q8STORE1(40, Z5)
+	Q8ROWS1(Q8STORE1)
 	ADDQ $128, mb-24(SP)
 	ADDQ $64, R12
 	SUBQ $1, npr-16(SP)
