@@ -52,3 +52,30 @@ func f16Bits(h uint16) uint32 {
 	}
 	return sign | e<<23 | (man&0x3ff)<<13
 }
+
+// bf16Value returns the float32 value of the bfloat16 bits u, exactly
+// (subnormals kept; bf16Float reads them as VDPBF16PS does, as zero).
+func bf16Value(u uint16) float32 { return math.Float32frombits(uint32(u) << 16) }
+
+// bf16At reads a little-endian bf16 as float32, exactly.
+func bf16At(b []byte) float32 {
+	_ = b[1]
+	return bf16Value(uint16(b[0]) | uint16(b[1])<<8)
+}
+
+// putBF16 writes the bf16 bits u little-endian at b.
+func putBF16(b []byte, u uint16) {
+	_ = b[1]
+	b[0], b[1] = byte(u), byte(u>>8)
+}
+
+// bf16Up returns the bits of the smallest bf16 ≥ v (v finite and ≥ 0,
+// far below bf16's largest value): the scale a block is coded for, so
+// that raising a scale to bf16 never pushes a code past 127.5 steps.
+func bf16Up(v float32) uint16 {
+	u := math.Float32bits(v)
+	if u&0xffff != 0 {
+		u += 0x10000
+	}
+	return uint16(u >> 16)
+}

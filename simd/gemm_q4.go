@@ -2,7 +2,6 @@ package simd
 
 import (
 	"fmt"
-	"math"
 )
 
 // Q4Block is the quantization block length of Q4Matrix: one scale per
@@ -114,19 +113,6 @@ func (w *Q4Matrix) q4At(r, k int) (lv int32, ws float32) {
 	c := pd[b*q4Record+s*64+4*j+i] >> (4 * half) & 15
 	ws = bf16At(pd[w.nb*q4Record+b*q4ScaleBytes+2*j:])
 	return int32(w.levels[c]), ws
-}
-
-// bf16At reads a little-endian bf16 as float32.
-func bf16At(b []byte) float32 {
-	_ = b[1]
-	return math.Float32frombits((uint32(b[0]) | uint32(b[1])<<8) << 16)
-}
-
-// bf16Nearest rounds v to the nearest bf16 (ties to even); v is finite and ≥ 0.
-func bf16Nearest(v float32) uint16 {
-	u := math.Float32bits(v)
-	u += 0x7fff + (u>>16)&1
-	return uint16(u >> 16)
 }
 
 // Dequantize writes level·ws for every weight into dst (rows×cols,

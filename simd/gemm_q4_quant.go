@@ -124,8 +124,8 @@ func (q *q4Quantizer) panel(m *Q4Matrix, w []float32, p int) {
 				seg[k] = float64(row[k0+k])
 			}
 			s := q.block(seg[:n], codes[:n])
-			sb := bf16Nearest(float32(s))
-			s = float64(bf16At([]byte{byte(sb), byte(sb >> 8)}))
+			sb := F32ToBF16(float32(s))
+			s = float64(bf16Value(sb))
 			if s != 0 {
 				inv := 1 / s
 				for k := 0; k < n; k++ {
@@ -145,7 +145,7 @@ func (q *q4Quantizer) panel(m *Q4Matrix, w []float32, p int) {
 				rec[s8*64+4*j+i] |= codes[k] << (4 * half)
 			}
 			sc := pd[m.nb*q4Record+b*q4ScaleBytes+2*j:]
-			sc[0], sc[1] = byte(sb), byte(sb>>8)
+			putBF16(sc, sb)
 		}
 	}
 }

@@ -126,7 +126,7 @@ func TestQuantizeQ4Nearest(t *testing.T) {
 					errQ += (v - d) * (v - d)
 					// the absmax scale's error (Q4_0's choice), for comparison
 					// with its scale rounded to bf16 as stored
-					sb := bf16Nearest(float32(amax / end))
+					sb := F32ToBF16(float32(amax / end))
 					sm := float64(bf16At([]byte{byte(sb), byte(sb >> 8)}))
 					bm := math.Inf(1)
 					for _, l := range levels {

@@ -154,7 +154,7 @@ func (m *Q8Matrix) quantizePanels(w []float32, p0, p1 int) {
 				if r < rows {
 					ws = quantizeBlockQ8(rec, w[r*cols+k0:r*cols+k1], j)
 				}
-				rec[PanelRows*block+2*j], rec[PanelRows*block+2*j+1] = byte(ws), byte(ws>>8)
+				putBF16(rec[PanelRows*block+2*j:], ws)
 			}
 		}
 	}
@@ -175,7 +175,7 @@ func quantizeBlockQ8(rec []byte, x []float32, j int) uint16 {
 	if wb == 0 {
 		return 0
 	}
-	d := float64(math.Float32frombits(uint32(wb) << 16))
+	d := float64(bf16Value(wb))
 	inv := 1 / d
 	for k, v := range x {
 		y := float64(v) * inv
@@ -187,17 +187,6 @@ func quantizeBlockQ8(rec []byte, x []float32, j int) uint16 {
 		rec[(k>>2)*64+4*j+k&3] = byte(q + 128)
 	}
 	return wb
-}
-
-// bf16Up returns the bits of the smallest bf16 ≥ v (v finite and ≥ 0,
-// far below bf16's largest value): the scale a block is coded for, so
-// that raising a scale to bf16 never pushes a code past 127.5 steps.
-func bf16Up(v float32) uint16 {
-	u := math.Float32bits(v)
-	if u&0xffff != 0 {
-		u += 0x10000
-	}
-	return uint16(u >> 16)
 }
 
 func putF32(b []byte, v float32) {
