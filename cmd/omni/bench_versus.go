@@ -38,7 +38,7 @@ func (c *benchE2ECmd) runVersus(g *Globals, ctx context.Context, logf func(strin
 	for i := 0; i < c.Repeat; i++ {
 		for _, e := range []*openedEngine{test, base} {
 			logf("round %d/%d: %s", i+1, c.Repeat, e.prec)
-			rep, err := bench.E2E(ctx, e, e.rec, fl, e.e2eOptions(c.Streams, c.Frames, c.Warmup), logf)
+			rep, err := bench.E2E(ctx, e.Engine, e.rec, fl, e.e2eOptions(c.Streams, c.Frames, c.Warmup), logf)
 			if err != nil {
 				return err
 			}
