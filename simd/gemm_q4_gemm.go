@@ -66,7 +66,7 @@ func gemmQ4Range(l Level, y []float32, x *Q8Input, w *Q4Matrix, p0, r1 int) {
 	if q4Group(l, m) < m {
 		chunk = q8ChunkBytes / w.panelBytes
 	}
-	chunk = max(chunk, 1)
+	chunk = wholeQuads(max(chunk, 1)) // (the 1- and 2-row kernels read quads)
 	for pc := p0; pc < pFull; pc += chunk {
 		n := min(chunk, pFull-pc)
 		for i0 := 0; i0 < m; {
@@ -113,13 +113,45 @@ func q4Kernel(l Level, g int, y []float32, ldy int, x *Q8Input, i0 int, wd []byt
 		case 4:
 			gemmQ4x4AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, w.nb, np, tab)
 		case 2:
-			gemmQ4x2AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, w.nb, np, tab)
+			q4QuadsAVX512(2, yp, ldyB, xp, ldx, sp, ldsc, wp, w, np, tab)
 		default:
-			gemmQ4x1AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, w.nb, np, tab)
+			q4QuadsAVX512(1, yp, ldyB, xp, ldx, sp, ldsc, wp, w, np, tab)
 		}
 	case AVX2:
 		gemmQ4x1AVX2(yp, ldyB, xp, ldx, sp, ldsc, wp, w.nb, np, unsafe.Pointer(&w.tab[16]))
 	default:
 		panic("omni: BUG: gemmQ4 at level " + l.String())
+	}
+}
+
+// q4QuadsAVX512 runs a group of g (1 or 2) input rows against np panels at
+// the AVX-512 VNNI level: whole quads of panels first (four weight streams
+// in flight; the prefetching variant or not, as quadPrefetch says), then
+// the panels left one at a time. Every output gets the operations of the
+// one-panel kernel, so the bits do not depend on the grouping. (A switch,
+// not kernels passed as func values: the pointers would escape through an
+// indirect call, and the caller's scratch tile with them.)
+func q4QuadsAVX512(g int, yp unsafe.Pointer, ldyB int, xp unsafe.Pointer, ldx int, sp unsafe.Pointer, ldsc int, wp unsafe.Pointer, w *Q4Matrix, np int, tab unsafe.Pointer) {
+	if quads := np / 4; quads > 0 {
+		switch {
+		case g == 2 && quadPrefetch:
+			gemmQ4x2P4AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, w.nb, quads, tab)
+		case g == 2:
+			gemmQ4x2P4NPAVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, w.nb, quads, tab)
+		case quadPrefetch:
+			gemmQ4x1P4AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, w.nb, quads, tab)
+		default:
+			gemmQ4x1P4NPAVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, w.nb, quads, tab)
+		}
+		done := 4 * quads
+		if np == done {
+			return // (no pointer past the end: checkptr refuses one)
+		}
+		yp, wp, np = unsafe.Add(yp, done*PanelRows*4), unsafe.Add(wp, done*w.panelBytes), np-done
+	}
+	if g == 2 {
+		gemmQ4x2AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, w.nb, np, tab)
+	} else {
+		gemmQ4x1AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, w.nb, np, tab)
 	}
 }

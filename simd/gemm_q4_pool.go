@@ -24,6 +24,6 @@ func (p *Pool) GemmQ4(y []float32, x *Q8Input, w *Q4Matrix) {
 	defer p.mu.Unlock()
 	t := &p.q4
 	t.y, t.x, t.w = y, x, w
-	p.runDynamic(t, w.panels, max(1, min(poolChunkBytes/w.panelBytes, w.panels/p.threads)))
+	p.runDynamic(t, w.panels, wholeQuads(max(1, min(poolChunkBytes/w.panelBytes, w.panels/p.threads))))
 	t.y, t.x, t.w = nil, nil, nil
 }

@@ -28,7 +28,7 @@ func refQ4(x *Q8Input, w *Q4Matrix, i, r int) float32 {
 func q4Cases() []q8Case {
 	var cs []q8Case
 	for _, cols := range []int{1, 31, 33, 100, 1024, 3072} {
-		for _, rows := range []int{1, 15, 16, 17, 100} {
+		for _, rows := range []int{1, 15, 16, 17, 100, 136} {
 			for _, m := range []int{1, 2, 3, 5, 8, 9, 17} {
 				cs = append(cs, q8Case{m, rows, cols, Q4Block})
 			}
@@ -68,12 +68,21 @@ func TestGemmQ4(t *testing.T) {
 		}
 		ps = append(ps, prepared{c, w, x, want})
 	}
+	// Both quad-kernel variants (with and without software prefetch) at
+	// the AVX-512 level, the only one with quad kernels: the same bits.
 	eachLevel(t, func(t *testing.T) {
-		for _, p := range ps {
-			c := p.c
-			checkGemmCase(t, fmt.Sprintf("GemmQ4(%dx%dx%d)", c.m, c.cols, c.rows), c, p.want, p.w.data, p.x,
-				func(y []float32) { GemmQ4(y, p.x, p.w) },
-				func(y []float32, r0, r1 int) { GemmQ4Rows(y, p.x, p.w, r0, r1) })
+		pfs := []bool{quadPrefetch}
+		if active == AVX512VNNI {
+			pfs = []bool{true, false}
+		}
+		for _, pf := range pfs {
+			defer UseQuadPrefetch(pf)()
+			for _, p := range ps {
+				c := p.c
+				checkGemmCase(t, fmt.Sprintf("GemmQ4(%dx%dx%d, quad prefetch %t)", c.m, c.cols, c.rows, pf), c, p.want, p.w.data, p.x,
+					func(y []float32) { GemmQ4(y, p.x, p.w) },
+					func(y []float32, r0, r1 int) { GemmQ4Rows(y, p.x, p.w, r0, r1) })
+			}
 		}
 	})
 }
