@@ -41,3 +41,9 @@ func gemmQ4x2P4AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, 
 
 //go:noescape
 func gemmQ4x2P4NPAVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb, np int, tab unsafe.Pointer)
+
+// gemmQ4x4P2AVX512VNNI is the x4 kernel over np pairs of panels (two
+// weight streams in flight).
+//
+//go:noescape
+func gemmQ4x4P2AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb, np int, tab unsafe.Pointer)

@@ -742,3 +742,105 @@ TEXT ·gemmQ4x2P4AVX512VNNI(SB), NOSPLIT, $0-80
 // func gemmQ4x2P4NPAVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb int, np int, tab unsafe.Pointer)
 TEXT ·gemmQ4x2P4NPAVX512VNNI(SB), NOSPLIT, $0-80
 	Q4X2P4BODY(Q4QLOADNP)
+
+// Q4X4P2STEP is vector s (byte offset off, prefetch offset pf) of a block
+// for four input rows against a pair of panels: A's codes at DX, B's at
+// DX+SI; Z(r) takes panel A and row r, Z(4+r) panel B and row r.
+#define Q4X4P2STEP(off, pf) \
+	PREFETCHT0 pf(DX); \
+	PREFETCHT0 pf(DX)(SI*1); \
+	VMOVDQU64 off(DX), Z16; \
+	VMOVDQU64 off(DX)(SI*1), Z21; \
+	Q4NIB(Z16, Z17); \
+	Q4NIB(Z21, Z22); \
+	VPDPBUSD.BCST 0(AX), Z16, Z0; \
+	VPDPBUSD.BCST 4(AX), Z16, Z1; \
+	VPDPBUSD.BCST 8(AX), Z16, Z2; \
+	VPDPBUSD.BCST 12(AX), Z16, Z3; \
+	VPDPBUSD.BCST 0(AX), Z21, Z4; \
+	VPDPBUSD.BCST 4(AX), Z21, Z5; \
+	VPDPBUSD.BCST 8(AX), Z21, Z6; \
+	VPDPBUSD.BCST 12(AX), Z21, Z7; \
+	ADDQ R9, AX; \
+	VPDPBUSD.BCST 0(AX), Z17, Z0; \
+	VPDPBUSD.BCST 4(AX), Z17, Z1; \
+	VPDPBUSD.BCST 8(AX), Z17, Z2; \
+	VPDPBUSD.BCST 12(AX), Z17, Z3; \
+	VPDPBUSD.BCST 0(AX), Z22, Z4; \
+	VPDPBUSD.BCST 4(AX), Z22, Z5; \
+	VPDPBUSD.BCST 8(AX), Z22, Z6; \
+	VPDPBUSD.BCST 12(AX), Z22, Z7; \
+	ADDQ R9, AX
+
+// func gemmQ4x4P2AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb int, np int, tab unsafe.Pointer)
+//
+// Four input rows against np pairs of panels, two weight streams in flight
+// (as the int8 pair kernels): panels A and B of a pair at DX and DX+SI,
+// their scales at R10 and R10+SI. Z(8+r) and Z(12+r) panel A's and B's
+// fp32 accumulators for row r; Z18 and Z23 their block scales. Each output
+// is computed exactly as by the x4 kernel.
+TEXT ·gemmQ4x4P2AVX512VNNI(SB), NOSPLIT, $0-80
+	Q4QSETUP
+q4ppair:
+	MOVQ nb+56(FP), R10
+	SHLQ $8, R10
+	ADDQ DX, R10
+	MOVQ x+16(FP), AX
+	MOVQ sc+32(FP), BX
+	MOVQ nb+56(FP), R13
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+q4pblock:
+	VPBROADCASTD 0(BX)(R11*1), Z0
+	VPBROADCASTD 4(BX)(R11*1), Z1
+	VPBROADCASTD 8(BX)(R11*1), Z2
+	VPBROADCASTD 12(BX)(R11*1), Z3
+	VMOVDQA64 Z0, Z4
+	VMOVDQA64 Z1, Z5
+	VMOVDQA64 Z2, Z6
+	VMOVDQA64 Z3, Z7
+	Q4X4P2STEP(0, 0+PFQ4)
+	Q4X4P2STEP(64, 64+PFQ4)
+	Q4X4P2STEP(128, 128+PFQ4)
+	Q4X4P2STEP(192, 192+PFQ4)
+	ADDQ $256, DX
+	VPMOVZXWD (R10), Z18
+	VPSLLD $16, Z18, Z18
+	VPMOVZXWD (R10)(SI*1), Z23
+	VPSLLD $16, Z23, Z23
+	ADDQ $32, R10
+	Q4QEPI(Z0, Z8, 0, Z18)
+	Q4QEPI(Z1, Z9, 4, Z18)
+	Q4QEPI(Z2, Z10, 8, Z18)
+	Q4QEPI(Z3, Z11, 12, Z18)
+	Q4QEPI(Z4, Z12, 0, Z23)
+	Q4QEPI(Z5, Z13, 4, Z23)
+	Q4QEPI(Z6, Z14, 8, Z23)
+	Q4QEPI(Z7, Z15, 12, Z23)
+	ADDQ R12, BX
+	DECQ R13
+	JNZ q4pblock
+	MOVQ DI, R13
+	VMOVUPS Z8, (R13)
+	VMOVUPS Z12, 64(R13)
+	ADDQ R8, R13
+	VMOVUPS Z9, (R13)
+	VMOVUPS Z13, 64(R13)
+	ADDQ R8, R13
+	VMOVUPS Z10, (R13)
+	VMOVUPS Z14, 64(R13)
+	ADDQ R8, R13
+	VMOVUPS Z11, (R13)
+	VMOVUPS Z15, 64(R13)
+	ADDQ $128, DI
+	LEAQ (R10)(SI*1), DX
+	DECQ R14
+	JNZ q4ppair
+	VZEROUPPER
+	RET

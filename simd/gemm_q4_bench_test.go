@@ -48,3 +48,43 @@ func BenchmarkGemmQ4(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPoolGemmQ4 is BenchmarkPoolGemmQ8 for 4-bit weights: the pool's
+// GemmQ4 on the predictor's 1024×3072 shape, from cache and from DRAM
+// (copies of the matrix cycled through 768 MiB), for 1, 2, 4 and 8 input
+// rows; bytes/s are the matrix bytes streamed.
+func BenchmarkPoolGemmQ4(b *testing.B) {
+	p := NewPool(0)
+	defer p.Close()
+	rng := rand.New(rand.NewPCG(5, 6))
+	w0, err := QuantizeQ4(randWeights(rng, 1024, 3072, Q4Block), 1024, 3072, Q4NonUniform)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, where := range []struct {
+		name  string
+		total int
+	}{{"cache", 0}, {"dram", 768 << 20}} {
+		set := []*Q4Matrix{w0}
+		for n := w0.Bytes(); n < where.total; n += w0.Bytes() {
+			c, err := NewQ4MatrixFrom(1024, 3072, w0.Levels(), append([]byte(nil), w0.Data()...))
+			if err != nil {
+				b.Fatal(err)
+			}
+			set = append(set, c)
+		}
+		for _, m := range []int{1, 2, 4, 8} {
+			x := NewQ8Input(m, 3072, Q4Block)
+			x.Quantize(randActs(rng, m, 3072), m)
+			y := make([]float32, m*1024)
+			b.Run(fmt.Sprintf("%dx3072x1024/%s/threads=%d/%s", m, where.name, p.Threads(), Active()), func(b *testing.B) {
+				b.SetBytes(int64(w0.Bytes()))
+				i := 0
+				for b.Loop() {
+					p.GemmQ4(y, x, set[i%len(set)])
+					i++
+				}
+			})
+		}
+	}
+}

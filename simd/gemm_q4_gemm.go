@@ -66,7 +66,9 @@ func gemmQ4Range(l Level, y []float32, x *Q8Input, w *Q4Matrix, p0, r1 int) {
 	if q4Group(l, m) < m {
 		chunk = q8ChunkBytes / w.panelBytes
 	}
-	chunk = wholeQuads(max(chunk, 1)) // (the 1- and 2-row kernels read quads)
+	// At least a quad of panels, and whole quads (the 1- and 2-row
+	// kernels read four panels at a time, the 4-row one two).
+	chunk = wholeQuads(max(chunk, 4))
 	for pc := p0; pc < pFull; pc += chunk {
 		n := min(chunk, pFull-pc)
 		for i0 := 0; i0 < m; {
@@ -111,7 +113,7 @@ func q4Kernel(l Level, g int, y []float32, ldy int, x *Q8Input, i0 int, wd []byt
 		case 8:
 			gemmQ4x8AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, w.nb, np, tab)
 		case 4:
-			gemmQ4x4AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, w.nb, np, tab)
+			q4PairsX4AVX512(yp, ldyB, xp, ldx, sp, ldsc, wp, w, np, tab)
 		case 2:
 			q4QuadsAVX512(2, yp, ldyB, xp, ldx, sp, ldsc, wp, w, np, tab)
 		default:
@@ -154,4 +156,19 @@ func q4QuadsAVX512(g int, yp unsafe.Pointer, ldyB int, xp unsafe.Pointer, ldx in
 	} else {
 		gemmQ4x1AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, w.nb, np, tab)
 	}
+}
+
+// q4PairsX4AVX512 runs four input rows against np panels at the AVX-512
+// VNNI level: pairs of panels first (two weight streams in flight; four
+// rows against four panels would run out of registers), an odd last panel
+// alone. The bits are those of the one-panel kernel.
+func q4PairsX4AVX512(yp unsafe.Pointer, ldyB int, xp unsafe.Pointer, ldx int, sp unsafe.Pointer, ldsc int, wp unsafe.Pointer, w *Q4Matrix, np int, tab unsafe.Pointer) {
+	if pairs := np / 2; pairs > 0 {
+		gemmQ4x4P2AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, w.nb, pairs, tab)
+		if np%2 == 0 {
+			return // (no pointer past the end: checkptr refuses one)
+		}
+		yp, wp = unsafe.Add(yp, (np-1)*PanelRows*4), unsafe.Add(wp, (np-1)*w.panelBytes)
+	}
+	gemmQ4x4AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, w.nb, 1, tab)
 }

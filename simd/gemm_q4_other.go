@@ -42,3 +42,7 @@ func gemmQ4x2P4AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, 
 func gemmQ4x2P4NPAVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb, np int, tab unsafe.Pointer) {
 	panic("omni: BUG: assembly kernel called in a build without assembly")
 }
+
+func gemmQ4x4P2AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb, np int, tab unsafe.Pointer) {
+	panic("omni: BUG: assembly kernel called in a build without assembly")
+}
