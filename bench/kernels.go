@@ -34,6 +34,14 @@ type KernelFigures struct {
 	// (0 below the AVX-512 VNNI level, which has no quad kernels).
 	GemvInt8OtherGBps       float64 `json:"gemv_int8_other_prefetch_gbps,omitempty"`
 	GemvInt8OtherEfficiency float64 `json:"gemv_int8_other_prefetch_efficiency,omitempty"`
+	// GemvInt4GBps is the one-row GEMV on the same matrices in 4 bits
+	// (--precision int4's kernels: 4.5 bits a weight), bytes of the 4-bit
+	// set a second; GemvInt4Other* the same with the quad prefetch the
+	// other way (the 4-bit quad kernels follow the int8 choice).
+	GemvInt4GBps            float64 `json:"gemv_int4_gbps"`
+	GemvInt4Efficiency      float64 `json:"gemv_int4_efficiency"`
+	GemvInt4OtherGBps       float64 `json:"gemv_int4_other_prefetch_gbps,omitempty"`
+	GemvInt4OtherEfficiency float64 `json:"gemv_int4_other_prefetch_efficiency,omitempty"`
 }
 
 // KernelsReport is the JSON object "omni bench kernels --json" prints: the
@@ -42,14 +50,16 @@ type KernelFigures struct {
 type KernelsReport struct {
 	Level string `json:"level"`
 	CPU   string `json:"cpu"`
-	// QuadPrefetch is whether this CPU's one- and two-row int8 kernels
-	// prefetch (simd.QuadPrefetch); gemv_int8_other_prefetch_* is the other way.
+	// QuadPrefetch is whether this CPU's one- and two-row int8 and 4-bit
+	// kernels prefetch (simd.QuadPrefetch); gemv_int{8,4}_other_prefetch_*
+	// is the other way.
 	QuadPrefetch bool   `json:"quad_prefetch"`
 	L3Bytes      int    `json:"l3_bytes"`
 	Block        int    `json:"block"`
 	Reps         int    `json:"reps"`
 	ReadBytes    int64  `json:"read_bytes"`
 	Int8Bytes    int64  `json:"int8_bytes"`
+	Int4Bytes    int64  `json:"int4_bytes"`
 	FP32Bytes    int64  `json:"fp32_bytes"`
 	Shapes       string `json:"shapes"`
 	KernelFigures
@@ -74,7 +84,7 @@ func Kernels(o KernelsOptions, logf func(string, ...any)) (*KernelsReport, error
 	if l3 := cpuid.CPU.Cache.L3; l3 > 0 && size < 2*int64(l3) {
 		logf("warning: --gib %.3g is less than twice the %d MiB L3: the figures are not DRAM figures", o.GiB, l3>>20)
 	}
-	logf("preparing %.2f GiB read buffer, int8 and fp32 weight sets (level %s)", 3*o.GiB, simd.Active())
+	logf("preparing %.2f GiB read buffer, int8, 4-bit and fp32 weight sets (level %s)", 4*o.GiB, simd.Active())
 	d, err := prepareKernelData(size, o.Block)
 	if err != nil {
 		return nil, err
@@ -82,7 +92,7 @@ func Kernels(o KernelsOptions, logf func(string, ...any)) (*KernelsReport, error
 	rep := KernelsReport{
 		Level: simd.Active().String(), QuadPrefetch: simd.QuadPrefetch(), Block: o.Block, Reps: o.Reps,
 		CPU: CPUName(), L3Bytes: cpuid.CPU.Cache.L3,
-		ReadBytes: int64(len(d.buf)), Int8Bytes: d.q8Bytes, FP32Bytes: d.f32Bytes,
+		ReadBytes: int64(len(d.buf)), Int8Bytes: d.q8Bytes, Int4Bytes: d.q4Bytes, FP32Bytes: d.f32Bytes,
 		Shapes: "1024x3072 and 3072x1024 matrices alternating (predictor MLP), x quantized before timing",
 	}
 	main := o.Threads
@@ -110,37 +120,46 @@ func Kernels(o KernelsOptions, logf func(string, ...any)) (*KernelsReport, error
 
 // WriteText writes the report as a table.
 func (r *KernelsReport) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "level %s, block %d, medians of %d; read set %d MiB, int8 set %d MiB, fp32 set %d MiB; quad kernels prefetch: %t\n",
-		r.Level, r.Block, r.Reps, r.ReadBytes>>20, r.Int8Bytes>>20, r.FP32Bytes>>20, r.QuadPrefetch)
+	fmt.Fprintf(w, "level %s, block %d, medians of %d; read set %d MiB, int8 set %d MiB, 4-bit set %d MiB, fp32 set %d MiB; quad kernels prefetch: %t\n",
+		r.Level, r.Block, r.Reps, r.ReadBytes>>20, r.Int8Bytes>>20, r.Int4Bytes>>20, r.FP32Bytes>>20, r.QuadPrefetch)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "threads\tread GB/s\tint8 m=1 GB/s\tefficiency\tprefetch the other way\tint8 m=8 GB/s\tm8/m1 time\tfp32 m=1 GB/s\tefficiency\t")
+	fmt.Fprintln(tw, "threads\tread GB/s\tint8 m=1 GB/s\tefficiency\tprefetch the other way\tint8 m=8 GB/s\tm8/m1 time\tint4 m=1 GB/s\tefficiency\tprefetch the other way\tfp32 m=1 GB/s\tefficiency\t")
 	rows := append([]KernelFigures{r.KernelFigures}, r.ByThreads...)
 	for _, f := range rows {
-		other := "-" // no quad kernels below AVX-512 VNNI
-		if f.GemvInt8OtherEfficiency > 0 {
-			other = fmt.Sprintf("%.2f", f.GemvInt8OtherEfficiency)
-		}
-		fmt.Fprintf(tw, "%d\t%.1f\t%.1f\t%.2f\t%s\t%.1f\t%.2f\t%.1f\t%.2f\t\n", f.Threads, f.ReadGBps, f.GemvInt8GBps,
-			f.GemvInt8Efficiency, other, f.GemmM8GBps, f.GemmM8OverM1, f.GemvFP32GBps, f.GemvFP32Efficiency)
+		fmt.Fprintf(tw, "%d\t%.1f\t%.1f\t%.2f\t%s\t%.1f\t%.2f\t%.1f\t%.2f\t%s\t%.1f\t%.2f\t\n", f.Threads, f.ReadGBps, f.GemvInt8GBps,
+			f.GemvInt8Efficiency, otherWay(f.GemvInt8OtherEfficiency), f.GemmM8GBps, f.GemmM8OverM1,
+			f.GemvInt4GBps, f.GemvInt4Efficiency, otherWay(f.GemvInt4OtherEfficiency), f.GemvFP32GBps, f.GemvFP32Efficiency)
 	}
 	tw.Flush()
+}
+
+// otherWay formats a "prefetch the other way" efficiency: "-" when it was
+// not measured (no quad kernels below AVX-512 VNNI).
+func otherWay(eff float64) string {
+	if eff > 0 {
+		return fmt.Sprintf("%.2f", eff)
+	}
+	return "-"
 }
 
 // kernelData holds the data sets, built once and shared by all thread counts.
 type kernelData struct {
 	buf      []byte
 	q8       []*simd.Q8Matrix
+	q4       []*simd.Q4Matrix
 	f32      []*simd.F32Matrix
 	q8Bytes  int64
+	q4Bytes  int64
 	q8Ws     int64 // weights in the int8 set (bytes/weight = 1 + 2/BK)
 	f32Bytes int64
 	x1, x8   map[int]*simd.Q8Input // by cols
+	x4       map[int]*simd.Q8Input // one row in 4-bit's blocks (simd.Q4Block), by cols
 	xf       map[int][]float32
 	y        []float32
 }
 
 func prepareKernelData(size int64, block int) (*kernelData, error) {
-	d := &kernelData{x1: map[int]*simd.Q8Input{}, x8: map[int]*simd.Q8Input{}, xf: map[int][]float32{}}
+	d := &kernelData{x1: map[int]*simd.Q8Input{}, x8: map[int]*simd.Q8Input{}, x4: map[int]*simd.Q8Input{}, xf: map[int][]float32{}}
 	d.buf = make([]byte, size)
 	for i := range d.buf {
 		d.buf[i] = byte(i*7 + 1)
@@ -148,6 +167,7 @@ func prepareKernelData(size int64, block int) (*kernelData, error) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	shapes := [][2]int{{1024, 3072}, {3072, 1024}}
 	var q8s []*simd.Q8Matrix
+	var q4s []*simd.Q4Matrix
 	var f32s []*simd.F32Matrix
 	for _, s := range shapes {
 		rows, cols := s[0], s[1]
@@ -159,11 +179,15 @@ func prepareKernelData(size int64, block int) (*kernelData, error) {
 		if err != nil {
 			return nil, fmt.Errorf("bench kernels: %w", err)
 		}
+		q4, err := simd.QuantizeQ4(w, rows, cols, simd.Q4NonUniform)
+		if err != nil {
+			return nil, fmt.Errorf("bench kernels: %w", err)
+		}
 		f, err := simd.NewF32Matrix(w, rows, cols)
 		if err != nil {
 			return nil, fmt.Errorf("bench kernels: %w", err)
 		}
-		q8s, f32s = append(q8s, q), append(f32s, f)
+		q8s, q4s, f32s = append(q8s, q), append(q4s, q4), append(f32s, f)
 		x := make([]float32, 8*cols)
 		for i := range x {
 			x[i] = float32(rng.NormFloat64())
@@ -173,6 +197,8 @@ func prepareKernelData(size int64, block int) (*kernelData, error) {
 		d.x1[cols].Quantize(x, 1)
 		d.x8[cols] = simd.NewQ8Input(8, cols, block)
 		d.x8[cols].Quantize(x, 8)
+		d.x4[cols] = simd.NewQ8Input(1, cols, simd.Q4Block)
+		d.x4[cols].Quantize(x, 1)
 	}
 	for i := 0; d.q8Bytes < size; i++ {
 		m := q8s[i%2]
@@ -182,6 +208,18 @@ func prepareKernelData(size int64, block int) (*kernelData, error) {
 		d.q8 = append(d.q8, m)
 		d.q8Bytes += int64(m.Bytes())
 		d.q8Ws += int64(m.Rows() * m.Cols())
+	}
+	for i := 0; d.q4Bytes < size; i++ {
+		m := q4s[i%2]
+		if i >= 2 {
+			c, err := simd.NewQ4MatrixFrom(m.Rows(), m.Cols(), m.Levels(), slices.Clone(m.Data()))
+			if err != nil {
+				return nil, fmt.Errorf("bench kernels: %w", err)
+			}
+			m = c
+		}
+		d.q4 = append(d.q4, m)
+		d.q4Bytes += int64(m.Bytes())
 	}
 	for i := 0; d.f32Bytes < size; i++ {
 		m := f32s[i%2]
@@ -215,6 +253,17 @@ func (d *kernelData) measure(threads, reps int) KernelFigures {
 				p.GemmQ8(d.y, d.x1[w.Cols()], w)
 			}
 		},
+		"q4m1": func() {
+			for _, w := range d.q4 {
+				p.GemmQ4(d.y, d.x4[w.Cols()], w)
+			}
+		},
+		"q4m1other": func() {
+			defer simd.UseQuadPrefetch(!simd.QuadPrefetch())()
+			for _, w := range d.q4 {
+				p.GemmQ4(d.y, d.x4[w.Cols()], w)
+			}
+		},
 		"q8m8": func() {
 			for _, w := range d.q8 {
 				p.GemmQ8(d.y, d.x8[w.Cols()], w)
@@ -226,9 +275,9 @@ func (d *kernelData) measure(threads, reps int) KernelFigures {
 			}
 		},
 	}
-	order := []string{"read", "q8m1", "q8m8", "f32m1"}
+	order := []string{"read", "q8m1", "q8m8", "q4m1", "f32m1"}
 	if simd.Active() == simd.AVX512VNNI {
-		order = append(order, "q8m1other")
+		order = append(order, "q8m1other", "q4m1other")
 	}
 	times := map[string][]float64{}
 	for _, k := range order { // warm-up: page faults, caches, frequency
@@ -251,6 +300,12 @@ func (d *kernelData) measure(threads, reps int) KernelFigures {
 	if len(times["q8m1other"]) > 0 {
 		f.GemvInt8OtherGBps = float64(d.q8Bytes) / med("q8m1other") / 1e9
 		f.GemvInt8OtherEfficiency = f.GemvInt8OtherGBps / f.ReadGBps
+	}
+	f.GemvInt4GBps = float64(d.q4Bytes) / med("q4m1") / 1e9
+	f.GemvInt4Efficiency = f.GemvInt4GBps / f.ReadGBps
+	if len(times["q4m1other"]) > 0 {
+		f.GemvInt4OtherGBps = float64(d.q4Bytes) / med("q4m1other") / 1e9
+		f.GemvInt4OtherEfficiency = f.GemvInt4OtherGBps / f.ReadGBps
 	}
 	f.GemvFP32Efficiency = f.GemvFP32GBps / f.ReadGBps
 	f.GemmM8OverM1 = med("q8m8") / med("q8m1")

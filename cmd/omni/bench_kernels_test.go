@@ -25,9 +25,16 @@ func TestBenchKernelsJSON(t *testing.T) {
 		if dec.More() {
 			t.Fatalf("omni %v: more than one JSON value on stdout", args)
 		}
-		for _, k := range []string{"level", "threads", "read_gbps", "gemv_int8_gbps", "gemv_int8_efficiency", "gemm_m8_over_m1", "gemv_fp32_gbps"} {
+		for _, k := range []string{"level", "threads", "read_gbps", "gemv_int8_gbps", "gemv_int8_efficiency", "gemm_m8_over_m1", "gemv_int4_gbps", "gemv_int4_efficiency", "gemv_fp32_gbps"} {
 			if _, ok := rep[k]; !ok {
 				t.Errorf("omni %v: no %q in %v", args, k, rep)
+			}
+		}
+		if rep["level"] == "avx512vnni" { // the level with quad kernels measures them both ways
+			for _, k := range []string{"gemv_int8_other_prefetch_efficiency", "gemv_int4_other_prefetch_efficiency"} {
+				if _, ok := rep[k]; !ok {
+					t.Errorf("omni %v: no %q at the AVX-512 level", args, k)
+				}
 			}
 		}
 		by, _ := rep["by_threads"].([]any)
