@@ -28,7 +28,7 @@ func refQ4(x *Q8Input, w *Q4Matrix, i, r int) float32 {
 func q4Cases() []q8Case {
 	var cs []q8Case
 	for _, cols := range []int{1, 31, 33, 100, 1024, 3072} {
-		for _, rows := range []int{1, 15, 16, 17, 100, 136} {
+		for _, rows := range []int{1, 15, 16, 17, 100, 136, 200} {
 			for _, m := range []int{1, 2, 3, 5, 8, 9, 17} {
 				cs = append(cs, q8Case{m, rows, cols, Q4Block})
 			}

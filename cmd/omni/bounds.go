@@ -22,7 +22,7 @@ const (
 	maxRepeat   = 1000    // --repeat, --reps
 	maxVocab    = 1 << 20 // bench sampler --vocab
 	maxCalls    = 1 << 20 // bench sampler --calls
-	maxGiB      = 64      // bench kernels --gib (three sets of this size are allocated)
+	maxGiB      = 64      // bench kernels --gib (four sets of this size are allocated)
 )
 
 // inRange refuses v outside [lo, hi], naming the flag and its bound (a

@@ -1,0 +1,362 @@
+//go:build amd64 && gc && !purego
+
+#include "textflag.h"
+#include "gemm_q4_amd64.h"
+
+// The quad kernels: one or two input rows against four panels at once
+// (four weight streams in flight, as the int8 quad kernels: one core reads
+// DRAM faster with four streams than with one). SI is the panel size
+// (nb·288 bytes); the quad's panels A, B, C, D start at DX, DX+SI, DX+2·SI
+// and CX+2·SI (CX = DX+SI) and their scales (after each panel's codes) at
+// R10, R10+SI, R10+2·SI and R8+2·SI (R8 = R10+SI). Each output gets the
+// operations of the one-panel kernels in the same order (the int32 block
+// sums are exact in any order), so the bits do not depend on the grouping.
+
+// Q4QSETUP is Q4SETUP for the quad kernels: SI the panel size.
+#define Q4QSETUP \
+	Q4SETUP; \
+	MOVQ nb+56(FP), SI; \
+	IMULQ $288, SI
+
+// Q4QUAD starts a quad at DX: CX, R10, R8 as above; AX, BX and R13 rewound.
+#define Q4QUAD \
+	LEAQ (DX)(SI*1), CX; \
+	MOVQ nb+56(FP), R10; \
+	SHLQ $8, R10; \
+	ADDQ DX, R10; \
+	LEAQ (R10)(SI*1), R8; \
+	MOVQ x+16(FP), AX; \
+	MOVQ sc+32(FP), BX; \
+	MOVQ nb+56(FP), R13
+
+// Q4QLOAD prefetches the quad's four code streams pf bytes ahead and loads
+// their 64 bytes at off into Z16, Z21, Z22, Z23 (panels A-D).
+#define Q4QLOAD(off, pf) \
+	PREFETCHT0 pf(DX); \
+	PREFETCHT0 pf(DX)(SI*1); \
+	PREFETCHT0 pf(DX)(SI*2); \
+	PREFETCHT0 pf(CX)(SI*2); \
+	VMOVDQU64 off(DX), Z16; \
+	VMOVDQU64 off(DX)(SI*1), Z21; \
+	VMOVDQU64 off(DX)(SI*2), Z22; \
+	VMOVDQU64 off(CX)(SI*2), Z23
+
+// Q4QLOADNP is Q4QLOAD without the prefetches (pf unused), for the CPUs
+// that stream four panels faster on their own (quadPrefetch).
+#define Q4QLOADNP(off, pf) \
+	VMOVDQU64 off(DX), Z16; \
+	VMOVDQU64 off(DX)(SI*1), Z21; \
+	VMOVDQU64 off(DX)(SI*2), Z22; \
+	VMOVDQU64 off(CX)(SI*2), Z23
+
+// Q4NIB turns the codes in v into the low nibbles' levels+128 (in v) and
+// the high nibbles' (in h).
+#define Q4NIB(v, h) \
+	VPSRLW $4, v, h; \
+	VPANDD Z19, v, v; \
+	VPANDD Z19, h, h; \
+	VPSHUFB v, Z20, v; \
+	VPSHUFB h, Z20, h
+
+// Q4QSCALES loads the block's bf16 weight scales of panels A-D into Z16,
+// Z21, Z22, Z23 as fp32 and steps R10 and R8 past them.
+#define Q4QSCALES \
+	VPMOVZXWD (R10), Z16; \
+	VPSLLD $16, Z16, Z16; \
+	VPMOVZXWD (R10)(SI*1), Z21; \
+	VPSLLD $16, Z21, Z21; \
+	VPMOVZXWD (R10)(SI*2), Z22; \
+	VPSLLD $16, Z22, Z22; \
+	VPMOVZXWD (R8)(SI*2), Z23; \
+	VPSLLD $16, Z23, Z23; \
+	ADDQ $32, R10; \
+	ADDQ $32, R8
+
+// Q4QEPI is VEPI with the weight scales in ws.
+#define Q4QEPI(acc, facc, off, ws) \
+	VCVTDQ2PS acc, acc; \
+	VMULPS.BCST off(BX), acc, acc; \
+	VMULPS ws, acc, acc; \
+	VADDPS acc, facc, facc
+
+// Q4X1P4STEP is vector s (byte offset off) of a block for one input row:
+// Z28 and Z29 the broadcast activations of its two groups of 4 inputs;
+// Z0/Z1, Z2/Z3, Z4/Z5, Z6/Z7 panel A-D's low- and high-nibble sums.
+#define Q4X1P4STEP(LD, off, pf) \
+	LD(off, pf); \
+	VPBROADCASTD (AX), Z28; \
+	ADDQ R9, AX; \
+	VPBROADCASTD (AX), Z29; \
+	ADDQ R9, AX; \
+	Q4NIB(Z16, Z17); \
+	VPDPBUSD Z28, Z16, Z0; \
+	VPDPBUSD Z29, Z17, Z1; \
+	Q4NIB(Z21, Z24); \
+	VPDPBUSD Z28, Z21, Z2; \
+	VPDPBUSD Z29, Z24, Z3; \
+	Q4NIB(Z22, Z25); \
+	VPDPBUSD Z28, Z22, Z4; \
+	VPDPBUSD Z29, Z25, Z5; \
+	Q4NIB(Z23, Z26); \
+	VPDPBUSD Z28, Z23, Z6; \
+	VPDPBUSD Z29, Z26, Z7
+
+// PFQ4 is how far ahead (bytes) the quad kernels prefetch each stream.
+#define PFQ4 1024
+
+// Q4X1P4BODY is gemmQ4x1P4AVX512VNNI with LD the load macro (Q4QLOAD or
+// Q4QLOADNP). Z8-Z11 panel A-D's fp32 accumulators.
+#define Q4X1P4BODY(LD) \
+	Q4QSETUP; \
+q1pquad: \
+	Q4QUAD; \
+	VPXORD Z8, Z8, Z8; \
+	VPXORD Z9, Z9, Z9; \
+	VPXORD Z10, Z10, Z10; \
+	VPXORD Z11, Z11, Z11; \
+q1pblock: \
+	VPBROADCASTD 0(BX)(R11*1), Z0; \
+	VMOVDQA64 Z0, Z2; \
+	VMOVDQA64 Z0, Z4; \
+	VMOVDQA64 Z0, Z6; \
+	VPXORD Z1, Z1, Z1; \
+	VPXORD Z3, Z3, Z3; \
+	VPXORD Z5, Z5, Z5; \
+	VPXORD Z7, Z7, Z7; \
+	Q4X1P4STEP(LD, 0, 0+PFQ4); \
+	Q4X1P4STEP(LD, 64, 64+PFQ4); \
+	Q4X1P4STEP(LD, 128, 128+PFQ4); \
+	Q4X1P4STEP(LD, 192, 192+PFQ4); \
+	ADDQ $256, DX; \
+	ADDQ $256, CX; \
+	VPADDD Z1, Z0, Z0; \
+	VPADDD Z3, Z2, Z2; \
+	VPADDD Z5, Z4, Z4; \
+	VPADDD Z7, Z6, Z6; \
+	Q4QSCALES; \
+	Q4QEPI(Z0, Z8, 0, Z16); \
+	Q4QEPI(Z2, Z9, 0, Z21); \
+	Q4QEPI(Z4, Z10, 0, Z22); \
+	Q4QEPI(Z6, Z11, 0, Z23); \
+	ADDQ R12, BX; \
+	DECQ R13; \
+	JNZ q1pblock; \
+	VMOVUPS Z8, (DI); \
+	VMOVUPS Z9, 64(DI); \
+	VMOVUPS Z10, 128(DI); \
+	VMOVUPS Z11, 192(DI); \
+	ADDQ $256, DI; \
+	LEAQ (R8)(SI*2), DX; \
+	DECQ R14; \
+	JNZ q1pquad; \
+	VZEROUPPER; \
+	RET
+
+// func gemmQ4x1P4AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb int, np int, tab unsafe.Pointer)
+TEXT ·gemmQ4x1P4AVX512VNNI(SB), NOSPLIT, $0-80
+	Q4X1P4BODY(Q4QLOAD)
+
+// func gemmQ4x1P4NPAVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb int, np int, tab unsafe.Pointer)
+TEXT ·gemmQ4x1P4NPAVX512VNNI(SB), NOSPLIT, $0-80
+	Q4X1P4BODY(Q4QLOADNP)
+
+// Q4X2P4STEP is vector s (byte offset off) of a block for two input rows:
+// Z28/Z29 the low-nibble group's activations of rows 0 and 1, Z30/Z31
+// the high-nibble group's; Z(2p+r) panel p's (A-D) sum for row r.
+#define Q4X2P4STEP(LD, off, pf) \
+	LD(off, pf); \
+	VPBROADCASTD 0(AX), Z28; \
+	VPBROADCASTD 4(AX), Z29; \
+	ADDQ R9, AX; \
+	VPBROADCASTD 0(AX), Z30; \
+	VPBROADCASTD 4(AX), Z31; \
+	ADDQ R9, AX; \
+	Q4NIB(Z16, Z17); \
+	VPDPBUSD Z28, Z16, Z0; \
+	VPDPBUSD Z29, Z16, Z1; \
+	VPDPBUSD Z30, Z17, Z0; \
+	VPDPBUSD Z31, Z17, Z1; \
+	Q4NIB(Z21, Z24); \
+	VPDPBUSD Z28, Z21, Z2; \
+	VPDPBUSD Z29, Z21, Z3; \
+	VPDPBUSD Z30, Z24, Z2; \
+	VPDPBUSD Z31, Z24, Z3; \
+	Q4NIB(Z22, Z25); \
+	VPDPBUSD Z28, Z22, Z4; \
+	VPDPBUSD Z29, Z22, Z5; \
+	VPDPBUSD Z30, Z25, Z4; \
+	VPDPBUSD Z31, Z25, Z5; \
+	Q4NIB(Z23, Z26); \
+	VPDPBUSD Z28, Z23, Z6; \
+	VPDPBUSD Z29, Z23, Z7; \
+	VPDPBUSD Z30, Z26, Z6; \
+	VPDPBUSD Z31, Z26, Z7
+
+// Q4X2P4BODY is gemmQ4x2P4AVX512VNNI with LD the load macro. Z(8+2p+r)
+// panel p's fp32 accumulator for row r; the second row's outputs are ldy
+// bytes after the first's (read again at the store: R8 holds a scale
+// pointer).
+#define Q4X2P4BODY(LD) \
+	Q4QSETUP; \
+q2pquad: \
+	Q4QUAD; \
+	VPXORD Z8, Z8, Z8; \
+	VPXORD Z9, Z9, Z9; \
+	VPXORD Z10, Z10, Z10; \
+	VPXORD Z11, Z11, Z11; \
+	VPXORD Z12, Z12, Z12; \
+	VPXORD Z13, Z13, Z13; \
+	VPXORD Z14, Z14, Z14; \
+	VPXORD Z15, Z15, Z15; \
+q2pblock: \
+	VPBROADCASTD 0(BX)(R11*1), Z0; \
+	VPBROADCASTD 4(BX)(R11*1), Z1; \
+	VMOVDQA64 Z0, Z2; \
+	VMOVDQA64 Z1, Z3; \
+	VMOVDQA64 Z0, Z4; \
+	VMOVDQA64 Z1, Z5; \
+	VMOVDQA64 Z0, Z6; \
+	VMOVDQA64 Z1, Z7; \
+	Q4X2P4STEP(LD, 0, 0+PFQ4); \
+	Q4X2P4STEP(LD, 64, 64+PFQ4); \
+	Q4X2P4STEP(LD, 128, 128+PFQ4); \
+	Q4X2P4STEP(LD, 192, 192+PFQ4); \
+	ADDQ $256, DX; \
+	ADDQ $256, CX; \
+	Q4QSCALES; \
+	Q4QEPI(Z0, Z8, 0, Z16); \
+	Q4QEPI(Z1, Z9, 4, Z16); \
+	Q4QEPI(Z2, Z10, 0, Z21); \
+	Q4QEPI(Z3, Z11, 4, Z21); \
+	Q4QEPI(Z4, Z12, 0, Z22); \
+	Q4QEPI(Z5, Z13, 4, Z22); \
+	Q4QEPI(Z6, Z14, 0, Z23); \
+	Q4QEPI(Z7, Z15, 4, Z23); \
+	ADDQ R12, BX; \
+	DECQ R13; \
+	JNZ q2pblock; \
+	MOVQ ldy+8(FP), R13; \
+	VMOVUPS Z8, (DI); \
+	VMOVUPS Z10, 64(DI); \
+	VMOVUPS Z12, 128(DI); \
+	VMOVUPS Z14, 192(DI); \
+	VMOVUPS Z9, (DI)(R13*1); \
+	VMOVUPS Z11, 64(DI)(R13*1); \
+	VMOVUPS Z13, 128(DI)(R13*1); \
+	VMOVUPS Z15, 192(DI)(R13*1); \
+	ADDQ $256, DI; \
+	LEAQ (R8)(SI*2), DX; \
+	DECQ R14; \
+	JNZ q2pquad; \
+	VZEROUPPER; \
+	RET
+
+// func gemmQ4x2P4AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb int, np int, tab unsafe.Pointer)
+TEXT ·gemmQ4x2P4AVX512VNNI(SB), NOSPLIT, $0-80
+	Q4X2P4BODY(Q4QLOAD)
+
+// func gemmQ4x2P4NPAVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb int, np int, tab unsafe.Pointer)
+TEXT ·gemmQ4x2P4NPAVX512VNNI(SB), NOSPLIT, $0-80
+	Q4X2P4BODY(Q4QLOADNP)
+
+// Q4X4P2STEP is vector s (byte offset off, prefetch offset pf) of a block
+// for four input rows against a pair of panels: A's codes at DX, B's at
+// DX+SI; Z(r) takes panel A and row r, Z(4+r) panel B and row r.
+#define Q4X4P2STEP(off, pf) \
+	PREFETCHT0 pf(DX); \
+	PREFETCHT0 pf(DX)(SI*1); \
+	VMOVDQU64 off(DX), Z16; \
+	VMOVDQU64 off(DX)(SI*1), Z21; \
+	Q4NIB(Z16, Z17); \
+	Q4NIB(Z21, Z22); \
+	VPDPBUSD.BCST 0(AX), Z16, Z0; \
+	VPDPBUSD.BCST 4(AX), Z16, Z1; \
+	VPDPBUSD.BCST 8(AX), Z16, Z2; \
+	VPDPBUSD.BCST 12(AX), Z16, Z3; \
+	VPDPBUSD.BCST 0(AX), Z21, Z4; \
+	VPDPBUSD.BCST 4(AX), Z21, Z5; \
+	VPDPBUSD.BCST 8(AX), Z21, Z6; \
+	VPDPBUSD.BCST 12(AX), Z21, Z7; \
+	ADDQ R9, AX; \
+	VPDPBUSD.BCST 0(AX), Z17, Z0; \
+	VPDPBUSD.BCST 4(AX), Z17, Z1; \
+	VPDPBUSD.BCST 8(AX), Z17, Z2; \
+	VPDPBUSD.BCST 12(AX), Z17, Z3; \
+	VPDPBUSD.BCST 0(AX), Z22, Z4; \
+	VPDPBUSD.BCST 4(AX), Z22, Z5; \
+	VPDPBUSD.BCST 8(AX), Z22, Z6; \
+	VPDPBUSD.BCST 12(AX), Z22, Z7; \
+	ADDQ R9, AX
+
+// func gemmQ4x4P2AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb int, np int, tab unsafe.Pointer)
+//
+// Four input rows against np pairs of panels, two weight streams in flight
+// (as the int8 pair kernels): panels A and B of a pair at DX and DX+SI,
+// their scales at R10 and R10+SI. Z(8+r) and Z(12+r) panel A's and B's
+// fp32 accumulators for row r; Z18 and Z23 their block scales. Each output
+// is computed exactly as by the x4 kernel.
+TEXT ·gemmQ4x4P2AVX512VNNI(SB), NOSPLIT, $0-80
+	Q4QSETUP
+q4ppair:
+	MOVQ nb+56(FP), R10
+	SHLQ $8, R10
+	ADDQ DX, R10
+	MOVQ x+16(FP), AX
+	MOVQ sc+32(FP), BX
+	MOVQ nb+56(FP), R13
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+q4pblock:
+	VPBROADCASTD 0(BX)(R11*1), Z0
+	VPBROADCASTD 4(BX)(R11*1), Z1
+	VPBROADCASTD 8(BX)(R11*1), Z2
+	VPBROADCASTD 12(BX)(R11*1), Z3
+	VMOVDQA64 Z0, Z4
+	VMOVDQA64 Z1, Z5
+	VMOVDQA64 Z2, Z6
+	VMOVDQA64 Z3, Z7
+	Q4X4P2STEP(0, 0+PFQ4)
+	Q4X4P2STEP(64, 64+PFQ4)
+	Q4X4P2STEP(128, 128+PFQ4)
+	Q4X4P2STEP(192, 192+PFQ4)
+	ADDQ $256, DX
+	VPMOVZXWD (R10), Z18
+	VPSLLD $16, Z18, Z18
+	VPMOVZXWD (R10)(SI*1), Z23
+	VPSLLD $16, Z23, Z23
+	ADDQ $32, R10
+	Q4QEPI(Z0, Z8, 0, Z18)
+	Q4QEPI(Z1, Z9, 4, Z18)
+	Q4QEPI(Z2, Z10, 8, Z18)
+	Q4QEPI(Z3, Z11, 12, Z18)
+	Q4QEPI(Z4, Z12, 0, Z23)
+	Q4QEPI(Z5, Z13, 4, Z23)
+	Q4QEPI(Z6, Z14, 8, Z23)
+	Q4QEPI(Z7, Z15, 12, Z23)
+	ADDQ R12, BX
+	DECQ R13
+	JNZ q4pblock
+	MOVQ DI, R13
+	VMOVUPS Z8, (R13)
+	VMOVUPS Z12, 64(R13)
+	ADDQ R8, R13
+	VMOVUPS Z9, (R13)
+	VMOVUPS Z13, 64(R13)
+	ADDQ R8, R13
+	VMOVUPS Z10, (R13)
+	VMOVUPS Z14, 64(R13)
+	ADDQ R8, R13
+	VMOVUPS Z11, (R13)
+	VMOVUPS Z15, 64(R13)
+	ADDQ $128, DI
+	LEAQ (R10)(SI*1), DX
+	DECQ R14
+	JNZ q4ppair
+	VZEROUPPER
+	RET
