@@ -224,7 +224,7 @@ func (c *sayCmd) Run(g *Globals, ctx context.Context) error {
 	logf("ended by %s after %d frames (%.2f s of audio, %d samples) in %.2f s: RTF %.2f, TTFA %.0f ms, %d stall(s) after the first chunk (%.0f ms)",
 		res.end.Reason, res.end.Frames, audioS, res.samples, wall, wall/max(audioS, 1e-9), pb.TTFAMS, pb.Stalls, pb.StallMS)
 	if !c.Quiet {
-		fmt.Fprint(g.Stderr, formatTTFA(tokMS, res.stream.Timeline()))
+		fmt.Fprint(g.Stderr, formatTTFA(tokMS, res.stream.Timeline(), res.samples, pb.TTFAMS))
 		if rows := e.attribution(); rows != nil {
 			fmt.Fprint(g.Stderr, stats.FormatTable(rows, stats.FrameBudgetMS))
 		}
@@ -312,9 +312,16 @@ func speak(ctx context.Context, e host.Engine, req core.Request, sink pcmSink, l
 
 // formatTTFA renders the time to first audio and its attribution (the
 // stream's timeline; tokenization measured before Submit) as a table.
-func formatTTFA(tokMS float64, tl core.Timeline) string {
-	if tl.FirstRead == 0 {
+// samples is the audio the stream delivered and ttfaMS its time to first
+// audio as the reader saw it: a stream with audio but no timeline (the
+// engine ran in the WASI guest, where its timeline stays) gets the time
+// without the attribution.
+func formatTTFA(tokMS float64, tl core.Timeline, samples int, ttfaMS float64) string {
+	if samples == 0 {
 		return "time to first audio: no audio\n"
+	}
+	if tl.FirstRead == 0 {
+		return fmt.Sprintf("time to first audio: %.0f ms (no attribution: the engine's timeline stays in the WASI guest)\n", ttfaMS)
 	}
 	d := func(a, b time.Duration) float64 { return float64((b - a).Microseconds()) / 1e3 }
 	rows := []struct {
