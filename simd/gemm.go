@@ -89,7 +89,14 @@ func gemmQ8Range(l Level, y []float32, x *Q8Input, w *Q8Matrix, p0, r1 int) {
 		n := min(chunk, pFull-pc)
 		for i0 := 0; i0 < m; {
 			g := q8Group(l, m-i0)
-			q8Kernel(l, g, y[i0*rows+pc*PanelRows:], rows, x, i0, w.data[pc*w.panelBytes:], w, n)
+			// The first pass over a chunk reads it from DRAM, the later
+			// ones from cache; the second (8 rows) fetches the next chunk
+			// meanwhile, so that the memory works while the core computes.
+			pf := q8PrefetchAhead
+			if i0 == 8 && pc+n < pFull {
+				pf = n * w.panelBytes
+			}
+			q8Kernel(l, g, y[i0*rows+pc*PanelRows:], rows, x, i0, w.data[pc*w.panelBytes:], w, n, pf)
 			i0 += g
 		}
 	}
@@ -98,7 +105,7 @@ func gemmQ8Range(l Level, y []float32, x *Q8Input, w *Q8Matrix, p0, r1 int) {
 		nr := r1 - pFull*PanelRows
 		for i0 := 0; i0 < m; {
 			g := q8Group(l, m-i0)
-			q8Kernel(l, g, tile[:], PanelRows, x, i0, w.data[pFull*w.panelBytes:], w, 1)
+			q8Kernel(l, g, tile[:], PanelRows, x, i0, w.data[pFull*w.panelBytes:], w, 1, q8PrefetchAhead)
 			for j := 0; j < g; j++ {
 				copy(y[(i0+j)*rows+pFull*PanelRows:][:nr], tile[j*PanelRows:][:nr])
 			}
@@ -106,6 +113,10 @@ func gemmQ8Range(l Level, y []float32, x *Q8Input, w *Q8Matrix, p0, r1 int) {
 		}
 	}
 }
+
+// q8PrefetchAhead is how far ahead of its own weight stream (bytes) the
+// 8-row kernel prefetches when it is not fetching the next chunk.
+const q8PrefetchAhead = 4096
 
 // wholeQuads rounds a run of more than four panels down to whole quads (the
 // one- and two-row AVX-512 kernels read four panels at a time, and a run
@@ -172,8 +183,8 @@ func q8PairsAVX512(g int, yp unsafe.Pointer, ldyB int, xp unsafe.Pointer, ldx in
 
 // q8Kernel runs the level's kernel for input rows [i0, i0+g) over np panels
 // starting at wd, writing 16 outputs per panel per row into y (row stride ldy
-// floats).
-func q8Kernel(l Level, g int, y []float32, ldy int, x *Q8Input, i0 int, wd []byte, w *Q8Matrix, np int) {
+// floats). pf is how far ahead (bytes) the 8-row kernel prefetches.
+func q8Kernel(l Level, g int, y []float32, ldy int, x *Q8Input, i0 int, wd []byte, w *Q8Matrix, np, pf int) {
 	m := x.m
 	qx := x.qx[4*i0:]
 	sc := x.sc[i0:]
@@ -188,7 +199,7 @@ func q8Kernel(l Level, g int, y []float32, ldy int, x *Q8Input, i0 int, wd []byt
 	switch l {
 	case AVX512VNNI:
 		if g == 8 {
-			gemmQ8x8AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, w.nb, nk, np)
+			gemmQ8x8AVX512VNNI(yp, ldyB, xp, ldx, sp, ldsc, wp, w.nb, nk, np, pf)
 		} else {
 			q8PairsAVX512(g, yp, ldyB, xp, ldx, sp, ldsc, wp, w.nb, nk, np, w.panelBytes)
 		}

@@ -101,11 +101,11 @@ func BenchmarkGemmF32(b *testing.B) {
 	}
 }
 
-// BenchmarkPoolGemmQ8 measures the split over DefaultThreads workers,
-// hand-off included, on a cache-resident matrix.
-// BenchmarkPoolGemmQ8 is GemmQ8 over the pool's threads, on one matrix
-// (in cache) and on a set of 768 MiB (from DRAM, as a decode step reads its
-// weights), at 1, 2, 4 and 8 rows.
+// BenchmarkPoolGemmQ8 is GemmQ8 over the pool's threads, hand-off
+// included, on one matrix (in cache) and on a set of 768 MiB (from DRAM, as
+// a decode step reads its weights), at 1, 2, 4 and 8 rows (decode steps of
+// that many streams) and 16 and 32 (a prompt's prefill: several passes of
+// 8 rows over each chunk of panels).
 func BenchmarkPoolGemmQ8(b *testing.B) {
 	p := NewPool(0)
 	defer p.Close()
@@ -114,7 +114,7 @@ func BenchmarkPoolGemmQ8(b *testing.B) {
 		total int
 	}{{"cache", 0}, {"dram", 768 << 20}} {
 		set := benchQ8Set(b, 1024, 3072, DefaultBlock, where.total)
-		for _, m := range []int{1, 2, 4, 8} {
+		for _, m := range []int{1, 2, 4, 8, 16, 32} { // 16 and 32: a prompt's prefill
 			rng := rand.New(rand.NewPCG(7, 8))
 			x := NewQ8Input(m, 3072, DefaultBlock)
 			x.Quantize(randActs(rng, m, 3072), m)

@@ -7,7 +7,7 @@ import "unsafe"
 // Without assembly no level but Generic is Supported, so these are never
 // called; they exist so the dispatch compiles everywhere.
 
-func gemmQ8x8AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb, nk, np int) {
+func gemmQ8x8AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb, nk, np, pf int) {
 	panic("omni: BUG: assembly kernel called in a build without assembly")
 }
 
