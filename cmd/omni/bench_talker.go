@@ -16,6 +16,7 @@ type benchTalkerCmd struct {
 	Batch     int    `default:"1" help:"Sequences per decode step (${default})."`
 	Tokens    int    `default:"20" help:"Timed decode steps, after 2 warm-up steps (${default})."`
 	Prompt    int    `default:"64" help:"Prefill rows per sequence (a typical prompt) (${default})."`
+	Prefills  int    `default:"5" help:"Prefills timed on top of the batch's, each of a new sequence after an untimed one; the median of all is reported (${default})."`
 	JSON      bool   `name:"json" help:"Print one JSON object on stdout."`
 }
 
@@ -24,14 +25,15 @@ func (c *benchTalkerCmd) Run(g *Globals, _ context.Context) error {
 	if err := checkBounds("bench talker",
 		bound{"--batch", c.Batch, 1, maxStreams},
 		bound{"--tokens", c.Tokens, 1, maxFrames},
-		bound{"--prompt", c.Prompt, 1, maxFrames}); err != nil {
+		bound{"--prompt", c.Prompt, 1, maxFrames},
+		bound{"--prefills", c.Prefills, 0, maxRepeat}); err != nil {
 		return err
 	}
 	prec, err := predictor.ParsePrecision(c.Precision)
 	if err != nil {
 		return err
 	}
-	rep, err := bench.Talker(bench.TalkerOptions{Model: c.Model, Precision: prec, Batch: c.Batch, Tokens: c.Tokens, Prompt: c.Prompt, Threads: g.kernelThreads()},
+	rep, err := bench.Talker(bench.TalkerOptions{Model: c.Model, Precision: prec, Batch: c.Batch, Tokens: c.Tokens, Prompt: c.Prompt, Prefills: c.Prefills, Threads: g.kernelThreads()},
 		func(format string, a ...any) { fmt.Fprintf(g.Stderr, "bench talker: "+format+"\n", a...) })
 	if err != nil {
 		return err

@@ -48,6 +48,7 @@ func TestHostileFlags(t *testing.T) {
 		{args: []string{"bench", "e2e", "--hop-depth", "100000"}, want: "--hop-depth 100000 outside [1, 4096]"},
 		{args: []string{"bench", "predictor", "--batch", "100000"}, want: "bench predictor: --batch 100000 outside [1, 1024]"},
 		{args: []string{"bench", "talker", "--prompt", "0"}, want: "bench talker: --prompt 0 outside [1, 1048576]"},
+		{args: []string{"bench", "talker", "--prefills", "-1"}, want: "bench talker: --prefills -1 outside [0, 1000]"},
 		{args: []string{"bench", "sampler", "--vocab", "1"}, want: "bench sampler: --vocab 1 outside [2, 1048576]"},
 		{args: []string{"bench", "kernels", "--gib", "1000"}, want: "bench kernels: --gib 1000 outside (0, 64]"},
 		{args: []string{"bench", "kernels", "--reps", "0"}, want: "bench kernels: --reps 0 outside [1, 1000]"},
