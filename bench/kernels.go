@@ -200,37 +200,43 @@ func prepareKernelData(size int64, block int) (*kernelData, error) {
 		d.x4[cols] = simd.NewQ8Input(1, cols, simd.Q4Block)
 		d.x4[cols].Quantize(x, 1)
 	}
-	for i := 0; d.q8Bytes < size; i++ {
-		m := q8s[i%2]
-		if i >= 2 {
-			m = m.Clone()
-		}
-		d.q8 = append(d.q8, m)
-		d.q8Bytes += int64(m.Bytes())
+	d.q8, d.q8Bytes = weightSet(q8s, size)
+	for _, m := range d.q8 {
 		d.q8Ws += int64(m.Rows() * m.Cols())
 	}
-	for i := 0; d.q4Bytes < size; i++ {
-		m := q4s[i%2]
-		if i >= 2 {
-			c, err := simd.NewQ4MatrixFrom(m.Rows(), m.Cols(), m.Levels(), slices.Clone(m.Data()))
-			if err != nil {
-				return nil, fmt.Errorf("bench kernels: %w", err)
-			}
-			m = c
-		}
-		d.q4 = append(d.q4, m)
-		d.q4Bytes += int64(m.Bytes())
-	}
-	for i := 0; d.f32Bytes < size; i++ {
-		m := f32s[i%2]
-		if i >= 2 {
-			m = m.Clone()
-		}
-		d.f32 = append(d.f32, m)
-		d.f32Bytes += int64(m.Bytes())
-	}
+	d.q4, d.q4Bytes = weightSet(q4s, size)
+	d.f32, d.f32Bytes = weightSet(f32s, size)
 	d.y = make([]float32, 8*3072)
 	return d, nil
+}
+
+// prefetchFlipped returns pass with the quad kernels' software prefetch
+// switched the other way from this CPU's choice for its duration.
+func prefetchFlipped(pass func()) func() {
+	return func() {
+		defer simd.UseQuadPrefetch(!simd.QuadPrefetch())()
+		pass()
+	}
+}
+
+// weightSet cycles through the two shapes' matrices, copies after the
+// first two, until the set holds at least size bytes; it returns the set
+// and its bytes.
+func weightSet[M interface {
+	Bytes() int
+	Clone() M
+}](shapes []M, size int64) ([]M, int64) {
+	var set []M
+	var n int64
+	for i := 0; n < size; i++ {
+		m := shapes[i%len(shapes)]
+		if i >= len(shapes) {
+			m = m.Clone()
+		}
+		set = append(set, m)
+		n += int64(m.Bytes())
+	}
+	return set, n
 }
 
 // measure returns the figures at threads, each the median of reps passes;
@@ -247,19 +253,7 @@ func (d *kernelData) measure(threads, reps int) KernelFigures {
 				p.GemmQ8(d.y, d.x1[w.Cols()], w)
 			}
 		},
-		"q8m1other": func() { // the quad kernels run at the AVX-512 VNNI level only
-			defer simd.UseQuadPrefetch(!simd.QuadPrefetch())()
-			for _, w := range d.q8 {
-				p.GemmQ8(d.y, d.x1[w.Cols()], w)
-			}
-		},
 		"q4m1": func() {
-			for _, w := range d.q4 {
-				p.GemmQ4(d.y, d.x4[w.Cols()], w)
-			}
-		},
-		"q4m1other": func() {
-			defer simd.UseQuadPrefetch(!simd.QuadPrefetch())()
 			for _, w := range d.q4 {
 				p.GemmQ4(d.y, d.x4[w.Cols()], w)
 			}
@@ -276,8 +270,11 @@ func (d *kernelData) measure(threads, reps int) KernelFigures {
 		},
 	}
 	order := []string{"read", "q8m1", "q8m8", "q4m1", "f32m1"}
-	if simd.Active() == simd.AVX512VNNI {
-		order = append(order, "q8m1other", "q4m1other")
+	if simd.Active() == simd.AVX512VNNI { // the only level with quad kernels
+		for _, k := range []string{"q8m1", "q4m1"} {
+			passes[k+"other"] = prefetchFlipped(passes[k])
+			order = append(order, k+"other")
+		}
 	}
 	times := map[string][]float64{}
 	for _, k := range order { // warm-up: page faults, caches, frequency
@@ -291,22 +288,24 @@ func (d *kernelData) measure(threads, reps int) KernelFigures {
 		}
 	}
 	med := func(k string) float64 { return Median(times[k]) }
+	gbps := func(bytes int64, k string) float64 { // 0 for a pass not run
+		if len(times[k]) == 0 {
+			return 0
+		}
+		return float64(bytes) / med(k) / 1e9
+	}
 	f := KernelFigures{Threads: threads}
 	f.ReadGBps = float64(len(d.buf)) / med("read") / 1e9
-	f.GemvInt8GBps = float64(d.q8Bytes) / med("q8m1") / 1e9
-	f.GemmM8GBps = float64(d.q8Bytes) / med("q8m8") / 1e9
-	f.GemvFP32GBps = float64(d.f32Bytes) / med("f32m1") / 1e9
+	f.GemvInt8GBps = gbps(d.q8Bytes, "q8m1")
+	f.GemmM8GBps = gbps(d.q8Bytes, "q8m8")
+	f.GemvFP32GBps = gbps(d.f32Bytes, "f32m1")
+	f.GemvInt8OtherGBps = gbps(d.q8Bytes, "q8m1other")
+	f.GemvInt4GBps = gbps(d.q4Bytes, "q4m1")
+	f.GemvInt4OtherGBps = gbps(d.q4Bytes, "q4m1other")
 	f.GemvInt8Efficiency = f.GemvInt8GBps / f.ReadGBps
-	if len(times["q8m1other"]) > 0 {
-		f.GemvInt8OtherGBps = float64(d.q8Bytes) / med("q8m1other") / 1e9
-		f.GemvInt8OtherEfficiency = f.GemvInt8OtherGBps / f.ReadGBps
-	}
-	f.GemvInt4GBps = float64(d.q4Bytes) / med("q4m1") / 1e9
+	f.GemvInt8OtherEfficiency = f.GemvInt8OtherGBps / f.ReadGBps
 	f.GemvInt4Efficiency = f.GemvInt4GBps / f.ReadGBps
-	if len(times["q4m1other"]) > 0 {
-		f.GemvInt4OtherGBps = float64(d.q4Bytes) / med("q4m1other") / 1e9
-		f.GemvInt4OtherEfficiency = f.GemvInt4OtherGBps / f.ReadGBps
-	}
+	f.GemvInt4OtherEfficiency = f.GemvInt4OtherGBps / f.ReadGBps
 	f.GemvFP32Efficiency = f.GemvFP32GBps / f.ReadGBps
 	f.GemmM8OverM1 = med("q8m8") / med("q8m1")
 	f.GemvInt8GWps = float64(d.q8Ws) / med("q8m1") / 1e9

@@ -77,36 +77,39 @@ func Talker(o TalkerOptions, logf func(string, ...any)) (*TalkerReport, error) {
 	}
 	seqs := make([]*predictor.Sequence, o.Batch)
 	hidden, logits := make([]float32, o.Batch*H), make([]float32, o.Batch*V)
+	// timePrefill prefills a new sequence with a random prompt and returns
+	// it and the seconds the prefill took.
+	timePrefill := func() (*predictor.Sequence, float64, error) {
+		s, err := tk.NewSequence(maxLen)
+		if err != nil {
+			return nil, 0, err
+		}
+		prompt := rows(o.Prompt)
+		t0 := time.Now()
+		if err := tk.Prefill(s, prompt, hidden[:H], logits[:V]); err != nil {
+			s.Close()
+			return nil, 0, err
+		}
+		return s, time.Since(t0).Seconds(), nil
+	}
 	var prefill []float64
 	for i := range seqs {
-		s, err := tk.NewSequence(maxLen)
+		s, el, err := timePrefill()
 		if err != nil {
 			return nil, err
 		}
 		defer s.Close()
 		seqs[i] = s
-		prompt := rows(o.Prompt)
-		t0 := time.Now()
-		if err := tk.Prefill(s, prompt, hidden[:H], logits[:V]); err != nil {
-			return nil, err
-		}
-		prefill = append(prefill, time.Since(t0).Seconds())
+		prefill = append(prefill, el)
 	}
-	// More prefills on a scratch sequence each, after an untimed one: a
+	// More prefills of a scratch sequence each, after an untimed one: a
 	// single prefill right after the load is one cold sample.
 	for i := 0; o.Prefills > 0 && i <= o.Prefills; i++ {
-		s, err := tk.NewSequence(maxLen)
+		s, el, err := timePrefill()
 		if err != nil {
 			return nil, err
 		}
-		prompt := rows(o.Prompt)
-		t0 := time.Now()
-		err = tk.Prefill(s, prompt, hidden[:H], logits[:V])
-		el := time.Since(t0).Seconds()
 		s.Close()
-		if err != nil {
-			return nil, err
-		}
 		if i > 0 {
 			prefill = append(prefill, el)
 		}

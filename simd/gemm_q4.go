@@ -104,6 +104,15 @@ func (w *Q4Matrix) Data() []byte { return w.data }
 // Bytes returns the bytes one full pass of GemmQ4 reads from the matrix.
 func (w *Q4Matrix) Bytes() int { return len(w.data) }
 
+// Clone returns an independent copy of w (same packed bytes), as
+// Q8Matrix.Clone.
+func (w *Q4Matrix) Clone() *Q4Matrix {
+	c := *w
+	c.data = alignedBytes(len(w.data))
+	copy(c.data, w.data)
+	return &c
+}
+
 // q4At returns the level and the scale of row r, column k (both in range).
 func (w *Q4Matrix) q4At(r, k int) (lv int32, ws float32) {
 	p, j := r/PanelRows, r%PanelRows

@@ -68,22 +68,15 @@ func TestGemmQ4(t *testing.T) {
 		}
 		ps = append(ps, prepared{c, w, x, want})
 	}
-	// Both quad-kernel variants (with and without software prefetch) at
-	// the AVX-512 level, the only one with quad kernels: the same bits.
 	eachLevel(t, func(t *testing.T) {
-		pfs := []bool{quadPrefetch}
-		if active == AVX512VNNI {
-			pfs = []bool{true, false}
-		}
-		for _, pf := range pfs {
-			defer UseQuadPrefetch(pf)()
+		eachQuadPrefetch(func(pf bool) {
 			for _, p := range ps {
 				c := p.c
 				checkGemmCase(t, fmt.Sprintf("GemmQ4(%dx%dx%d, quad prefetch %t)", c.m, c.cols, c.rows, pf), c, p.want, p.w.data, p.x,
 					func(y []float32) { GemmQ4(y, p.x, p.w) },
 					func(y []float32, r0, r1 int) { GemmQ4Rows(y, p.x, p.w, r0, r1) })
 			}
-		}
+		})
 	})
 }
 
@@ -136,7 +129,7 @@ func TestQuantizeQ4Nearest(t *testing.T) {
 					// the absmax scale's error (Q4_0's choice), for comparison
 					// with its scale rounded to bf16 as stored
 					sb := F32ToBF16(float32(amax / end))
-					sm := float64(bf16At([]byte{byte(sb), byte(sb >> 8)}))
+					sm := float64(bf16Value(sb))
 					bm := math.Inf(1)
 					for _, l := range levels {
 						bm = math.Min(bm, math.Abs(v-float64(l)*sm))

@@ -139,18 +139,25 @@ func TestGemmQ8(t *testing.T) {
 		}
 		ps = append(ps, q8Prepared{c, w, x, want})
 	}
-	// Both quad-kernel variants (with and without software prefetch) at
-	// every level: the same bits.
 	eachLevel(t, func(t *testing.T) {
-		if active != AVX512VNNI { // the only level with quad kernels
-			gemmQ8Cases(t, ps, quadPrefetch)
-			return
-		}
-		for _, pf := range []bool{true, false} {
-			defer UseQuadPrefetch(pf)()
-			gemmQ8Cases(t, ps, pf)
-		}
+		eachQuadPrefetch(func(pf bool) { gemmQ8Cases(t, ps, pf) })
 	})
+}
+
+// eachQuadPrefetch runs f under each quad-kernel variant the active level
+// has: with and without software prefetch at AVX-512 VNNI (the only level
+// with quad kernels; the two must give the same bits), this CPU's choice
+// elsewhere. The choice is restored after each run.
+func eachQuadPrefetch(f func(pf bool)) {
+	if active != AVX512VNNI {
+		f(quadPrefetch)
+		return
+	}
+	for _, pf := range []bool{true, false} {
+		restore := UseQuadPrefetch(pf)
+		f(pf)
+		restore()
+	}
 }
 
 // gemmQ8Cases checks GemmQ8 and GemmQ8Rows on the prepared cases against
