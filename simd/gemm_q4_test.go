@@ -1,6 +1,7 @@
 package simd
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -216,7 +217,8 @@ func TestQuantizeQ4Refuses(t *testing.T) {
 }
 
 // TestQ4MatrixFrom: a matrix rebuilt from its dims, codebook and packed
-// bytes multiplies the same; bad sizes are refused.
+// bytes multiplies the same; a clone is an independent copy; bad sizes
+// are refused.
 func TestQ4MatrixFrom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	const rows, cols = 40, 200
@@ -237,6 +239,11 @@ func TestQ4MatrixFrom(t *testing.T) {
 		if math.Float32bits(y1[i]) != math.Float32bits(y2[i]) {
 			t.Fatalf("rebuilt matrix: y[%d] = %v, want %v", i, y2[i], y1[i])
 		}
+	}
+	// A clone holds the same bytes in memory of its own.
+	c := w.Clone()
+	if !bytes.Equal(c.Data(), w.Data()) || &c.Data()[0] == &w.Data()[0] || c.Rows() != rows || c.Cols() != cols || c.Levels() != w.Levels() {
+		t.Fatal("Clone: not an independent copy of the matrix")
 	}
 	if _, err := NewQ4MatrixFrom(rows, cols+32, w.Levels(), w.Data()); err == nil {
 		t.Fatal("wrong cols accepted")
