@@ -1,6 +1,7 @@
 //go:build amd64 && gc && !purego
 
 #include "textflag.h"
+#include "gemm_block_amd64.h"
 
 // Q8 GEMM kernels. See gemm_amd64.go for the arguments and gemmQ8Generic
 // for the exact computation. Register use (AVX-512 VNNI):
@@ -23,21 +24,6 @@
 	SHRQ $1, R11; \
 	MOVQ w+48(FP), DX; \
 	MOVQ np+72(FP), R14
-
-// WSCALES loads a block's 16 bf16 weight scales from src into z as fp32
-// (a bf16 is the high half of its fp32).
-#define WSCALES(src, z) \
-	VPMOVZXWD src, z; \
-	VPSLLD $16, z, z
-
-// VEPI finishes one block for one input row: acc is its int32 sum (which
-// started at -xsum128, so it is already Σ qw·qx), off the row's byte offset
-// among the block's scales.
-#define VEPI(acc, facc, off) \
-	VCVTDQ2PS acc, acc; \
-	VMULPS.BCST off(BX), acc, acc; \
-	VMULPS Z18, acc, acc; \
-	VADDPS acc, facc, facc
 
 // func gemmQ8x8AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb int, nk int, np int, pf int)
 //
@@ -306,13 +292,6 @@ v4k:
 	JNZ v4panel
 	VZEROUPPER
 	RET
-
-// VEPIS is VEPI with the block's weight scales in register ws.
-#define VEPIS(acc, facc, off, ws) \
-	VCVTDQ2PS acc, acc; \
-	VMULPS.BCST off(BX), acc, acc; \
-	VMULPS ws, acc, acc; \
-	VADDPS acc, facc, facc
 
 // PANELSIZE sets r to the size of one panel: nb·(nk·512 + 32) bytes.
 #define PANELSIZE(r) \

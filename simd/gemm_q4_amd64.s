@@ -2,6 +2,7 @@
 
 #include "textflag.h"
 #include "gemm_q4_amd64.h"
+#include "gemm_block_amd64.h"
 
 // Q4 GEMM kernels. See gemm_q4_amd64.go for the arguments and
 // gemmQ4Generic for the exact computation. Register use (AVX-512 VNNI):
@@ -39,15 +40,8 @@
 
 // Q4SCALES loads the block's 16 bf16 weight scales into Z18 as fp32.
 #define Q4SCALES \
-	VPMOVZXWD (CX), Z18; \
-	VPSLLD $16, Z18, Z18; \
+	WSCALES((CX), Z18); \
 	ADDQ $32, CX
-
-#define VEPI(acc, facc, off) \
-	VCVTDQ2PS acc, acc; \
-	VMULPS.BCST off(BX), acc, acc; \
-	VMULPS Z18, acc, acc; \
-	VADDPS acc, facc, facc
 
 // func gemmQ4x8AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb int, np int, tab unsafe.Pointer)
 TEXT ·gemmQ4x8AVX512VNNI(SB), NOSPLIT, $0-80

@@ -2,6 +2,7 @@
 
 #include "textflag.h"
 #include "gemm_q4_amd64.h"
+#include "gemm_block_amd64.h"
 
 // The quad kernels: one or two input rows against four panels at once
 // (four weight streams in flight, as the int8 quad kernels: one core reads
@@ -61,23 +62,12 @@
 // Q4QSCALES loads the block's bf16 weight scales of panels A-D into Z16,
 // Z21, Z22, Z23 as fp32 and steps R10 and R8 past them.
 #define Q4QSCALES \
-	VPMOVZXWD (R10), Z16; \
-	VPSLLD $16, Z16, Z16; \
-	VPMOVZXWD (R10)(SI*1), Z21; \
-	VPSLLD $16, Z21, Z21; \
-	VPMOVZXWD (R10)(SI*2), Z22; \
-	VPSLLD $16, Z22, Z22; \
-	VPMOVZXWD (R8)(SI*2), Z23; \
-	VPSLLD $16, Z23, Z23; \
+	WSCALES((R10), Z16); \
+	WSCALES((R10)(SI*1), Z21); \
+	WSCALES((R10)(SI*2), Z22); \
+	WSCALES((R8)(SI*2), Z23); \
 	ADDQ $32, R10; \
 	ADDQ $32, R8
-
-// Q4QEPI is VEPI with the weight scales in ws.
-#define Q4QEPI(acc, facc, off, ws) \
-	VCVTDQ2PS acc, acc; \
-	VMULPS.BCST off(BX), acc, acc; \
-	VMULPS ws, acc, acc; \
-	VADDPS acc, facc, facc
 
 // Q4X1P4STEP is vector s (byte offset off) of a block for one input row:
 // Z28 and Z29 the broadcast activations of its two groups of 4 inputs;
@@ -134,10 +124,10 @@ q1pblock: \
 	VPADDD Z5, Z4, Z4; \
 	VPADDD Z7, Z6, Z6; \
 	Q4QSCALES; \
-	Q4QEPI(Z0, Z8, 0, Z16); \
-	Q4QEPI(Z2, Z9, 0, Z21); \
-	Q4QEPI(Z4, Z10, 0, Z22); \
-	Q4QEPI(Z6, Z11, 0, Z23); \
+	VEPIS(Z0, Z8, 0, Z16); \
+	VEPIS(Z2, Z9, 0, Z21); \
+	VEPIS(Z4, Z10, 0, Z22); \
+	VEPIS(Z6, Z11, 0, Z23); \
 	ADDQ R12, BX; \
 	DECQ R13; \
 	JNZ q1pblock; \
@@ -224,14 +214,14 @@ q2pblock: \
 	ADDQ $256, DX; \
 	ADDQ $256, CX; \
 	Q4QSCALES; \
-	Q4QEPI(Z0, Z8, 0, Z16); \
-	Q4QEPI(Z1, Z9, 4, Z16); \
-	Q4QEPI(Z2, Z10, 0, Z21); \
-	Q4QEPI(Z3, Z11, 4, Z21); \
-	Q4QEPI(Z4, Z12, 0, Z22); \
-	Q4QEPI(Z5, Z13, 4, Z22); \
-	Q4QEPI(Z6, Z14, 0, Z23); \
-	Q4QEPI(Z7, Z15, 4, Z23); \
+	VEPIS(Z0, Z8, 0, Z16); \
+	VEPIS(Z1, Z9, 4, Z16); \
+	VEPIS(Z2, Z10, 0, Z21); \
+	VEPIS(Z3, Z11, 4, Z21); \
+	VEPIS(Z4, Z12, 0, Z22); \
+	VEPIS(Z5, Z13, 4, Z22); \
+	VEPIS(Z6, Z14, 0, Z23); \
+	VEPIS(Z7, Z15, 4, Z23); \
 	ADDQ R12, BX; \
 	DECQ R13; \
 	JNZ q2pblock; \
@@ -326,19 +316,17 @@ q4pblock:
 	Q4X4P2STEP(128, 128+PFQ4)
 	Q4X4P2STEP(192, 192+PFQ4)
 	ADDQ $256, DX
-	VPMOVZXWD (R10), Z18
-	VPSLLD $16, Z18, Z18
-	VPMOVZXWD (R10)(SI*1), Z23
-	VPSLLD $16, Z23, Z23
+	WSCALES((R10), Z18)
+	WSCALES((R10)(SI*1), Z23)
 	ADDQ $32, R10
-	Q4QEPI(Z0, Z8, 0, Z18)
-	Q4QEPI(Z1, Z9, 4, Z18)
-	Q4QEPI(Z2, Z10, 8, Z18)
-	Q4QEPI(Z3, Z11, 12, Z18)
-	Q4QEPI(Z4, Z12, 0, Z23)
-	Q4QEPI(Z5, Z13, 4, Z23)
-	Q4QEPI(Z6, Z14, 8, Z23)
-	Q4QEPI(Z7, Z15, 12, Z23)
+	VEPIS(Z0, Z8, 0, Z18)
+	VEPIS(Z1, Z9, 4, Z18)
+	VEPIS(Z2, Z10, 8, Z18)
+	VEPIS(Z3, Z11, 12, Z18)
+	VEPIS(Z4, Z12, 0, Z23)
+	VEPIS(Z5, Z13, 4, Z23)
+	VEPIS(Z6, Z14, 8, Z23)
+	VEPIS(Z7, Z15, 12, Z23)
 	ADDQ R12, BX
 	DECQ R13
 	JNZ q4pblock
