@@ -16,13 +16,7 @@
 // into Σ qw·qx.
 
 #define VSETUP \
-	MOVQ y+0(FP), DI; \
-	MOVQ ldy+8(FP), R8; \
-	MOVQ ldx+24(FP), R9; \
-	MOVQ ldsc+40(FP), R12; \
-	MOVQ R12, R11; \
-	SHRQ $1, R11; \
-	MOVQ w+48(FP), DX; \
+	GEMMARGS; \
 	MOVQ np+72(FP), R14
 
 // func gemmQ8x8AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb int, nk int, np int, pf int)
@@ -317,26 +311,12 @@ TEXT ·gemmQ8x4P2AVX512VNNI(SB), NOSPLIT, $0-80
 	VSETUP
 v4ppair:
 	PANELB
-	VPXORD Z8, Z8, Z8
-	VPXORD Z9, Z9, Z9
-	VPXORD Z10, Z10, Z10
-	VPXORD Z11, Z11, Z11
-	VPXORD Z12, Z12, Z12
-	VPXORD Z13, Z13, Z13
-	VPXORD Z14, Z14, Z14
-	VPXORD Z15, Z15, Z15
+	ZACC8
 	MOVQ x+16(FP), AX
 	MOVQ sc+32(FP), BX
 	MOVQ nb+56(FP), R13
 v4pblock:
-	VPBROADCASTD 0(BX)(R11*1), Z0
-	VPBROADCASTD 4(BX)(R11*1), Z1
-	VPBROADCASTD 8(BX)(R11*1), Z2
-	VPBROADCASTD 12(BX)(R11*1), Z3
-	VMOVDQA64 Z0, Z4
-	VMOVDQA64 Z1, Z5
-	VMOVDQA64 Z2, Z6
-	VMOVDQA64 Z3, Z7
+	PAIR4INIT
 	MOVQ nk+64(FP), R10
 v4pk:
 	PREFETCHT0 4096(DX)
@@ -483,30 +463,11 @@ v4pk:
 	WSCALES((CX), Z19)
 	ADDQ $32, DX
 	ADDQ $32, CX
-	VEPIS(Z0, Z8, 0, Z18)
-	VEPIS(Z1, Z9, 4, Z18)
-	VEPIS(Z2, Z10, 8, Z18)
-	VEPIS(Z3, Z11, 12, Z18)
-	VEPIS(Z4, Z12, 0, Z19)
-	VEPIS(Z5, Z13, 4, Z19)
-	VEPIS(Z6, Z14, 8, Z19)
-	VEPIS(Z7, Z15, 12, Z19)
+	PAIR4EPI(Z18, Z19)
 	ADDQ R12, BX
 	DECQ R13
 	JNZ v4pblock
-	MOVQ DI, SI
-	VMOVUPS Z8, (SI)
-	VMOVUPS Z12, 64(SI)
-	ADDQ R8, SI
-	VMOVUPS Z9, (SI)
-	VMOVUPS Z13, 64(SI)
-	ADDQ R8, SI
-	VMOVUPS Z10, (SI)
-	VMOVUPS Z14, 64(SI)
-	ADDQ R8, SI
-	VMOVUPS Z11, (SI)
-	VMOVUPS Z15, 64(SI)
-	ADDQ $128, DI
+	PAIR4STORE(SI)
 	MOVQ CX, DX
 	DECQ R14
 	JNZ v4ppair
@@ -632,40 +593,6 @@ v1pk:
 	VZEROUPPER
 	RET
 
-// QUADSCALES loads the block scales of a quad's four panels (the 32 bytes
-// after each panel's block) into a-d and steps DX and CX past them.
-#define QUADSCALES(a, b, c, d) \
-	WSCALES((DX), a); \
-	WSCALES((DX)(SI*1), b); \
-	WSCALES((DX)(SI*2), c); \
-	WSCALES((CX)(SI*2), d); \
-	ADDQ $32, DX; \
-	ADDQ $32, CX
-
-// PFD4 is how far ahead (bytes) the four-stream kernel prefetches each stream.
-#define PFD4 1024
-
-// QUADLOAD prefetches a quad's four panels pf bytes ahead and loads their
-// 64 bytes at off into a-d (panels at DX, DX+SI, DX+2·SI, CX+2·SI).
-#define QUADLOAD(off, pf, a, b, c, d) \
-	PREFETCHT0 pf(DX); \
-	PREFETCHT0 pf(DX)(SI*1); \
-	PREFETCHT0 pf(DX)(SI*2); \
-	PREFETCHT0 pf(CX)(SI*2); \
-	VMOVDQU64 off(DX), a; \
-	VMOVDQU64 off(DX)(SI*1), b; \
-	VMOVDQU64 off(DX)(SI*2), c; \
-	VMOVDQU64 off(CX)(SI*2), d
-
-// QUADLOADNP is QUADLOAD without the prefetches (pf unused): the quad
-// kernels' variant for CPUs that stream four panels faster on their own
-// (quadPrefetch).
-#define QUADLOADNP(off, pf, a, b, c, d) \
-	VMOVDQU64 off(DX), a; \
-	VMOVDQU64 off(DX)(SI*1), b; \
-	VMOVDQU64 off(DX)(SI*2), c; \
-	VMOVDQU64 off(CX)(SI*2), d
-
 // Q8X1P4STEP is one group of 4 inputs against the four panels of a quad:
 // LD the load macro (QUADLOAD or QUADLOADNP), off the group's byte offset in
 // the block, pf its prefetch offset, a-d the int32 chains it adds to.
@@ -695,22 +622,12 @@ v1pk:
 	PANELSIZE(SI); \
 v1pquad: \
 	LEAQ (DX)(SI*1), CX; \
-	VPXORD Z8, Z8, Z8; \
-	VPXORD Z9, Z9, Z9; \
-	VPXORD Z10, Z10, Z10; \
-	VPXORD Z11, Z11, Z11; \
+	ZACC4; \
 	MOVQ x+16(FP), AX; \
 	MOVQ sc+32(FP), BX; \
 	MOVQ nb+56(FP), R13; \
 v1qblock: \
-	VPBROADCASTD 0(BX)(R11*1), Z0; \
-	VMOVDQA64 Z0, Z2; \
-	VMOVDQA64 Z0, Z4; \
-	VMOVDQA64 Z0, Z6; \
-	VPXORD Z1, Z1, Z1; \
-	VPXORD Z3, Z3, Z3; \
-	VPXORD Z5, Z5, Z5; \
-	VPXORD Z7, Z7, Z7; \
+	QUAD1INIT; \
 	MOVQ nk+64(FP), R10; \
 v1qk: \
 	Q8X1P4STEP(LD, 0, 0+PFD4, Z0, Z2, Z4, Z6); \
@@ -725,23 +642,13 @@ v1qk: \
 	ADDQ $512, CX; \
 	DECQ R10; \
 	JNZ v1qk; \
-	VPADDD Z1, Z0, Z0; \
-	VPADDD Z3, Z2, Z2; \
-	VPADDD Z5, Z4, Z4; \
-	VPADDD Z7, Z6, Z6; \
-	QUADSCALES(Z18, Z19, Z23, Z24); \
-	VEPIS(Z0, Z8, 0, Z18); \
-	VEPIS(Z2, Z9, 0, Z19); \
-	VEPIS(Z4, Z10, 0, Z23); \
-	VEPIS(Z6, Z11, 0, Z24); \
+	QUAD1SUMS; \
+	QUADSCALES(DX, CX, Z18, Z19, Z23, Z24); \
+	QUAD1EPI(Z18, Z19, Z23, Z24); \
 	ADDQ R12, BX; \
 	DECQ R13; \
 	JNZ v1qblock; \
-	VMOVUPS Z8, (DI); \
-	VMOVUPS Z9, 64(DI); \
-	VMOVUPS Z10, 128(DI); \
-	VMOVUPS Z11, 192(DI); \
-	ADDQ $256, DI; \
+	QUAD1STORE; \
 	LEAQ (CX)(SI*2), DX; \
 	DECQ R14; \
 	JNZ v1pquad; \
@@ -789,26 +696,12 @@ TEXT ·gemmQ8x1P4NPAVX512VNNI(SB), NOSPLIT, $0-80
 	PANELSIZE(SI); \
 v2qquad: \
 	LEAQ (DX)(SI*1), CX; \
-	VPXORD Z8, Z8, Z8; \
-	VPXORD Z9, Z9, Z9; \
-	VPXORD Z10, Z10, Z10; \
-	VPXORD Z11, Z11, Z11; \
-	VPXORD Z12, Z12, Z12; \
-	VPXORD Z13, Z13, Z13; \
-	VPXORD Z14, Z14, Z14; \
-	VPXORD Z15, Z15, Z15; \
+	ZACC8; \
 	MOVQ x+16(FP), AX; \
 	MOVQ sc+32(FP), BX; \
 	MOVQ nb+56(FP), R13; \
 v2qblock: \
-	VPBROADCASTD 0(BX)(R11*1), Z0; \
-	VPBROADCASTD 4(BX)(R11*1), Z1; \
-	VMOVDQA64 Z0, Z2; \
-	VMOVDQA64 Z1, Z3; \
-	VMOVDQA64 Z0, Z4; \
-	VMOVDQA64 Z1, Z5; \
-	VMOVDQA64 Z0, Z6; \
-	VMOVDQA64 Z1, Z7; \
+	QUAD2INIT; \
 	MOVQ nk+64(FP), R10; \
 v2qk: \
 	Q8X2P4STEP(LD, 0, 0+PFD4); \
@@ -823,27 +716,12 @@ v2qk: \
 	ADDQ $512, CX; \
 	DECQ R10; \
 	JNZ v2qk; \
-	QUADSCALES(Z16, Z17, Z18, Z19); \
-	VEPIS(Z0, Z8, 0, Z16); \
-	VEPIS(Z1, Z9, 4, Z16); \
-	VEPIS(Z2, Z10, 0, Z17); \
-	VEPIS(Z3, Z11, 4, Z17); \
-	VEPIS(Z4, Z12, 0, Z18); \
-	VEPIS(Z5, Z13, 4, Z18); \
-	VEPIS(Z6, Z14, 0, Z19); \
-	VEPIS(Z7, Z15, 4, Z19); \
+	QUADSCALES(DX, CX, Z16, Z17, Z18, Z19); \
+	QUAD2EPI(Z16, Z17, Z18, Z19); \
 	ADDQ R12, BX; \
 	DECQ R13; \
 	JNZ v2qblock; \
-	VMOVUPS Z8, 0(DI); \
-	VMOVUPS Z9, 0(DI)(R8*1); \
-	VMOVUPS Z10, 64(DI); \
-	VMOVUPS Z11, 64(DI)(R8*1); \
-	VMOVUPS Z12, 128(DI); \
-	VMOVUPS Z13, 128(DI)(R8*1); \
-	VMOVUPS Z14, 192(DI); \
-	VMOVUPS Z15, 192(DI)(R8*1); \
-	ADDQ $256, DI; \
+	QUAD2STORE(R8); \
 	LEAQ (CX)(SI*2), DX; \
 	DECQ R14; \
 	JNZ v2qquad; \

@@ -7,13 +7,7 @@
 // stream, R14 the panels (or quads, or pairs) to run; Z19 bytes 0x0f and
 // Z20 the codebook (levels+128) in every 128-bit lane.
 #define Q4SETUP \
-	MOVQ y+0(FP), DI; \
-	MOVQ ldy+8(FP), R8; \
-	MOVQ ldx+24(FP), R9; \
-	MOVQ ldsc+40(FP), R12; \
-	MOVQ R12, R11; \
-	SHRQ $1, R11; \
-	MOVQ w+48(FP), DX; \
+	GEMMARGS; \
 	MOVQ np+64(FP), R14; \
 	MOVL $0x0f0f0f0f, R10; \
 	VPBROADCASTD R10, Z19; \

@@ -1,8 +1,8 @@
 //go:build amd64 && gc && !purego
 
 #include "textflag.h"
-#include "gemm_q4_amd64.h"
 #include "gemm_block_amd64.h"
+#include "gemm_q4_amd64.h"
 
 // Q4 GEMM kernels. See gemm_q4_amd64.go for the arguments and
 // gemmQ4Generic for the exact computation. Register use (AVX-512 VNNI):

@@ -1,8 +1,8 @@
 //go:build amd64 && gc && !purego
 
 #include "textflag.h"
-#include "gemm_q4_amd64.h"
 #include "gemm_block_amd64.h"
+#include "gemm_q4_amd64.h"
 
 // The quad kernels: one or two input rows against four panels at once
 // (four weight streams in flight, as the int8 quad kernels: one core reads
@@ -30,26 +30,6 @@
 	MOVQ sc+32(FP), BX; \
 	MOVQ nb+56(FP), R13
 
-// Q4QLOAD prefetches the quad's four code streams pf bytes ahead and loads
-// their 64 bytes at off into Z16, Z21, Z22, Z23 (panels A-D).
-#define Q4QLOAD(off, pf) \
-	PREFETCHT0 pf(DX); \
-	PREFETCHT0 pf(DX)(SI*1); \
-	PREFETCHT0 pf(DX)(SI*2); \
-	PREFETCHT0 pf(CX)(SI*2); \
-	VMOVDQU64 off(DX), Z16; \
-	VMOVDQU64 off(DX)(SI*1), Z21; \
-	VMOVDQU64 off(DX)(SI*2), Z22; \
-	VMOVDQU64 off(CX)(SI*2), Z23
-
-// Q4QLOADNP is Q4QLOAD without the prefetches (pf unused), for the CPUs
-// that stream four panels faster on their own (quadPrefetch).
-#define Q4QLOADNP(off, pf) \
-	VMOVDQU64 off(DX), Z16; \
-	VMOVDQU64 off(DX)(SI*1), Z21; \
-	VMOVDQU64 off(DX)(SI*2), Z22; \
-	VMOVDQU64 off(CX)(SI*2), Z23
-
 // Q4NIB turns the codes in v into the low nibbles' levels+128 (in v) and
 // the high nibbles' (in h).
 #define Q4NIB(v, h) \
@@ -59,21 +39,11 @@
 	VPSHUFB v, Z20, v; \
 	VPSHUFB h, Z20, h
 
-// Q4QSCALES loads the block's bf16 weight scales of panels A-D into Z16,
-// Z21, Z22, Z23 as fp32 and steps R10 and R8 past them.
-#define Q4QSCALES \
-	WSCALES((R10), Z16); \
-	WSCALES((R10)(SI*1), Z21); \
-	WSCALES((R10)(SI*2), Z22); \
-	WSCALES((R8)(SI*2), Z23); \
-	ADDQ $32, R10; \
-	ADDQ $32, R8
-
 // Q4X1P4STEP is vector s (byte offset off) of a block for one input row:
 // Z28 and Z29 the broadcast activations of its two groups of 4 inputs;
 // Z0/Z1, Z2/Z3, Z4/Z5, Z6/Z7 panel A-D's low- and high-nibble sums.
 #define Q4X1P4STEP(LD, off, pf) \
-	LD(off, pf); \
+	LD(off, pf, Z16, Z21, Z22, Z23); \
 	VPBROADCASTD (AX), Z28; \
 	ADDQ R9, AX; \
 	VPBROADCASTD (AX), Z29; \
@@ -91,51 +61,28 @@
 	VPDPBUSD Z28, Z23, Z6; \
 	VPDPBUSD Z29, Z26, Z7
 
-// PFQ4 is how far ahead (bytes) the quad kernels prefetch each stream.
-#define PFQ4 1024
-
-// Q4X1P4BODY is gemmQ4x1P4AVX512VNNI with LD the load macro (Q4QLOAD or
-// Q4QLOADNP). Z8-Z11 panel A-D's fp32 accumulators.
+// Q4X1P4BODY is gemmQ4x1P4AVX512VNNI with LD the load macro (QUADLOAD or
+// QUADLOADNP). Z8-Z11 panel A-D's fp32 accumulators.
 #define Q4X1P4BODY(LD) \
 	Q4QSETUP; \
 q1pquad: \
 	Q4QUAD; \
-	VPXORD Z8, Z8, Z8; \
-	VPXORD Z9, Z9, Z9; \
-	VPXORD Z10, Z10, Z10; \
-	VPXORD Z11, Z11, Z11; \
+	ZACC4; \
 q1pblock: \
-	VPBROADCASTD 0(BX)(R11*1), Z0; \
-	VMOVDQA64 Z0, Z2; \
-	VMOVDQA64 Z0, Z4; \
-	VMOVDQA64 Z0, Z6; \
-	VPXORD Z1, Z1, Z1; \
-	VPXORD Z3, Z3, Z3; \
-	VPXORD Z5, Z5, Z5; \
-	VPXORD Z7, Z7, Z7; \
-	Q4X1P4STEP(LD, 0, 0+PFQ4); \
-	Q4X1P4STEP(LD, 64, 64+PFQ4); \
-	Q4X1P4STEP(LD, 128, 128+PFQ4); \
-	Q4X1P4STEP(LD, 192, 192+PFQ4); \
+	QUAD1INIT; \
+	Q4X1P4STEP(LD, 0, 0+PFD4); \
+	Q4X1P4STEP(LD, 64, 64+PFD4); \
+	Q4X1P4STEP(LD, 128, 128+PFD4); \
+	Q4X1P4STEP(LD, 192, 192+PFD4); \
 	ADDQ $256, DX; \
 	ADDQ $256, CX; \
-	VPADDD Z1, Z0, Z0; \
-	VPADDD Z3, Z2, Z2; \
-	VPADDD Z5, Z4, Z4; \
-	VPADDD Z7, Z6, Z6; \
-	Q4QSCALES; \
-	VEPIS(Z0, Z8, 0, Z16); \
-	VEPIS(Z2, Z9, 0, Z21); \
-	VEPIS(Z4, Z10, 0, Z22); \
-	VEPIS(Z6, Z11, 0, Z23); \
+	QUAD1SUMS; \
+	QUADSCALES(R10, R8, Z16, Z21, Z22, Z23); \
+	QUAD1EPI(Z16, Z21, Z22, Z23); \
 	ADDQ R12, BX; \
 	DECQ R13; \
 	JNZ q1pblock; \
-	VMOVUPS Z8, (DI); \
-	VMOVUPS Z9, 64(DI); \
-	VMOVUPS Z10, 128(DI); \
-	VMOVUPS Z11, 192(DI); \
-	ADDQ $256, DI; \
+	QUAD1STORE; \
 	LEAQ (R8)(SI*2), DX; \
 	DECQ R14; \
 	JNZ q1pquad; \
@@ -144,17 +91,17 @@ q1pblock: \
 
 // func gemmQ4x1P4AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb int, np int, tab unsafe.Pointer)
 TEXT ·gemmQ4x1P4AVX512VNNI(SB), NOSPLIT, $0-80
-	Q4X1P4BODY(Q4QLOAD)
+	Q4X1P4BODY(QUADLOAD)
 
 // func gemmQ4x1P4NPAVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb int, np int, tab unsafe.Pointer)
 TEXT ·gemmQ4x1P4NPAVX512VNNI(SB), NOSPLIT, $0-80
-	Q4X1P4BODY(Q4QLOADNP)
+	Q4X1P4BODY(QUADLOADNP)
 
 // Q4X2P4STEP is vector s (byte offset off) of a block for two input rows:
 // Z28/Z29 the low-nibble group's activations of rows 0 and 1, Z30/Z31
 // the high-nibble group's; Z(2p+r) panel p's (A-D) sum for row r.
 #define Q4X2P4STEP(LD, off, pf) \
-	LD(off, pf); \
+	LD(off, pf, Z16, Z21, Z22, Z23); \
 	VPBROADCASTD 0(AX), Z28; \
 	VPBROADCASTD 4(AX), Z29; \
 	ADDQ R9, AX; \
@@ -190,51 +137,22 @@ TEXT ·gemmQ4x1P4NPAVX512VNNI(SB), NOSPLIT, $0-80
 	Q4QSETUP; \
 q2pquad: \
 	Q4QUAD; \
-	VPXORD Z8, Z8, Z8; \
-	VPXORD Z9, Z9, Z9; \
-	VPXORD Z10, Z10, Z10; \
-	VPXORD Z11, Z11, Z11; \
-	VPXORD Z12, Z12, Z12; \
-	VPXORD Z13, Z13, Z13; \
-	VPXORD Z14, Z14, Z14; \
-	VPXORD Z15, Z15, Z15; \
+	ZACC8; \
 q2pblock: \
-	VPBROADCASTD 0(BX)(R11*1), Z0; \
-	VPBROADCASTD 4(BX)(R11*1), Z1; \
-	VMOVDQA64 Z0, Z2; \
-	VMOVDQA64 Z1, Z3; \
-	VMOVDQA64 Z0, Z4; \
-	VMOVDQA64 Z1, Z5; \
-	VMOVDQA64 Z0, Z6; \
-	VMOVDQA64 Z1, Z7; \
-	Q4X2P4STEP(LD, 0, 0+PFQ4); \
-	Q4X2P4STEP(LD, 64, 64+PFQ4); \
-	Q4X2P4STEP(LD, 128, 128+PFQ4); \
-	Q4X2P4STEP(LD, 192, 192+PFQ4); \
+	QUAD2INIT; \
+	Q4X2P4STEP(LD, 0, 0+PFD4); \
+	Q4X2P4STEP(LD, 64, 64+PFD4); \
+	Q4X2P4STEP(LD, 128, 128+PFD4); \
+	Q4X2P4STEP(LD, 192, 192+PFD4); \
 	ADDQ $256, DX; \
 	ADDQ $256, CX; \
-	Q4QSCALES; \
-	VEPIS(Z0, Z8, 0, Z16); \
-	VEPIS(Z1, Z9, 4, Z16); \
-	VEPIS(Z2, Z10, 0, Z21); \
-	VEPIS(Z3, Z11, 4, Z21); \
-	VEPIS(Z4, Z12, 0, Z22); \
-	VEPIS(Z5, Z13, 4, Z22); \
-	VEPIS(Z6, Z14, 0, Z23); \
-	VEPIS(Z7, Z15, 4, Z23); \
+	QUADSCALES(R10, R8, Z16, Z21, Z22, Z23); \
+	QUAD2EPI(Z16, Z21, Z22, Z23); \
 	ADDQ R12, BX; \
 	DECQ R13; \
 	JNZ q2pblock; \
 	MOVQ ldy+8(FP), R13; \
-	VMOVUPS Z8, (DI); \
-	VMOVUPS Z10, 64(DI); \
-	VMOVUPS Z12, 128(DI); \
-	VMOVUPS Z14, 192(DI); \
-	VMOVUPS Z9, (DI)(R13*1); \
-	VMOVUPS Z11, 64(DI)(R13*1); \
-	VMOVUPS Z13, 128(DI)(R13*1); \
-	VMOVUPS Z15, 192(DI)(R13*1); \
-	ADDQ $256, DI; \
+	QUAD2STORE(R13); \
 	LEAQ (R8)(SI*2), DX; \
 	DECQ R14; \
 	JNZ q2pquad; \
@@ -243,11 +161,11 @@ q2pblock: \
 
 // func gemmQ4x2P4AVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb int, np int, tab unsafe.Pointer)
 TEXT ·gemmQ4x2P4AVX512VNNI(SB), NOSPLIT, $0-80
-	Q4X2P4BODY(Q4QLOAD)
+	Q4X2P4BODY(QUADLOAD)
 
 // func gemmQ4x2P4NPAVX512VNNI(y unsafe.Pointer, ldy int, x unsafe.Pointer, ldx int, sc unsafe.Pointer, ldsc int, w unsafe.Pointer, nb int, np int, tab unsafe.Pointer)
 TEXT ·gemmQ4x2P4NPAVX512VNNI(SB), NOSPLIT, $0-80
-	Q4X2P4BODY(Q4QLOADNP)
+	Q4X2P4BODY(QUADLOADNP)
 
 // Q4X4P2STEP is vector s (byte offset off, prefetch offset pf) of a block
 // for four input rows against a pair of panels: A's codes at DX, B's at
@@ -294,55 +212,22 @@ q4ppair:
 	MOVQ x+16(FP), AX
 	MOVQ sc+32(FP), BX
 	MOVQ nb+56(FP), R13
-	VPXORD Z8, Z8, Z8
-	VPXORD Z9, Z9, Z9
-	VPXORD Z10, Z10, Z10
-	VPXORD Z11, Z11, Z11
-	VPXORD Z12, Z12, Z12
-	VPXORD Z13, Z13, Z13
-	VPXORD Z14, Z14, Z14
-	VPXORD Z15, Z15, Z15
+	ZACC8
 q4pblock:
-	VPBROADCASTD 0(BX)(R11*1), Z0
-	VPBROADCASTD 4(BX)(R11*1), Z1
-	VPBROADCASTD 8(BX)(R11*1), Z2
-	VPBROADCASTD 12(BX)(R11*1), Z3
-	VMOVDQA64 Z0, Z4
-	VMOVDQA64 Z1, Z5
-	VMOVDQA64 Z2, Z6
-	VMOVDQA64 Z3, Z7
-	Q4X4P2STEP(0, 0+PFQ4)
-	Q4X4P2STEP(64, 64+PFQ4)
-	Q4X4P2STEP(128, 128+PFQ4)
-	Q4X4P2STEP(192, 192+PFQ4)
+	PAIR4INIT
+	Q4X4P2STEP(0, 0+PFD4)
+	Q4X4P2STEP(64, 64+PFD4)
+	Q4X4P2STEP(128, 128+PFD4)
+	Q4X4P2STEP(192, 192+PFD4)
 	ADDQ $256, DX
 	WSCALES((R10), Z18)
 	WSCALES((R10)(SI*1), Z23)
 	ADDQ $32, R10
-	VEPIS(Z0, Z8, 0, Z18)
-	VEPIS(Z1, Z9, 4, Z18)
-	VEPIS(Z2, Z10, 8, Z18)
-	VEPIS(Z3, Z11, 12, Z18)
-	VEPIS(Z4, Z12, 0, Z23)
-	VEPIS(Z5, Z13, 4, Z23)
-	VEPIS(Z6, Z14, 8, Z23)
-	VEPIS(Z7, Z15, 12, Z23)
+	PAIR4EPI(Z18, Z23)
 	ADDQ R12, BX
 	DECQ R13
 	JNZ q4pblock
-	MOVQ DI, R13
-	VMOVUPS Z8, (R13)
-	VMOVUPS Z12, 64(R13)
-	ADDQ R8, R13
-	VMOVUPS Z9, (R13)
-	VMOVUPS Z13, 64(R13)
-	ADDQ R8, R13
-	VMOVUPS Z10, (R13)
-	VMOVUPS Z14, 64(R13)
-	ADDQ R8, R13
-	VMOVUPS Z11, (R13)
-	VMOVUPS Z15, 64(R13)
-	ADDQ $128, DI
+	PAIR4STORE(R13)
 	LEAQ (R10)(SI*1), DX
 	DECQ R14
 	JNZ q4ppair
