@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // CacheDir returns the hub cache directory the way huggingface_hub finds it:
@@ -72,10 +73,32 @@ func ParseRepo(spec string) (Repo, error) {
 	if !repoIDPattern.MatchString(id) || strings.Contains(id, "--") || strings.Contains(id, "..") {
 		return Repo{}, fmt.Errorf("hub: model %q: want a hub id ORG/NAME[@REVISION]", spec)
 	}
-	if strings.Contains(rev, "..") || strings.HasPrefix(rev, "/") {
-		return Repo{}, fmt.Errorf("hub: model %q: bad revision %q", spec, rev)
+	if why := badRevision(rev); why != "" {
+		return Repo{}, fmt.Errorf("hub: model %q: bad revision %q: %s", spec, rev, why)
 	}
 	return Repo{ID: id, Revision: rev}, nil
+}
+
+// badRevision says why rev cannot be a revision (a branch, tag or commit
+// whose refs/<rev> file lies strictly inside refs/), or returns "": it
+// needs '/'-separated components that are not empty and do not start with
+// '.', and no "..", '\' or control character anywhere, as git ref names.
+func badRevision(rev string) string {
+	if strings.Contains(rev, "..") {
+		return `it contains ".."`
+	}
+	if strings.ContainsFunc(rev, func(r rune) bool { return r == '\\' || unicode.IsControl(r) }) {
+		return "it holds a backslash or a control character"
+	}
+	for _, c := range strings.Split(rev, "/") {
+		switch {
+		case c == "":
+			return "it has an empty path component (a leading, trailing or doubled '/')"
+		case strings.HasPrefix(c, "."):
+			return fmt.Sprintf("the path component %q starts with '.'", c)
+		}
+	}
+	return ""
 }
 
 // String returns ORG/NAME, with "@REVISION" unless the revision is main.

@@ -6,6 +6,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // Checkpoint file names a Qwen3-TTS pull fetches when the repo has them.
@@ -66,7 +67,7 @@ func shardsOf(repo string, index []byte, listed []string) ([]string, error) {
 	}
 	var shards []string
 	for _, f := range idx.WeightMap {
-		if f == "" || path.Base(f) != f || strings.HasPrefix(f, ".") {
+		if !plainName(f) {
 			return nil, fmt.Errorf("hub: repo %s: %s maps a tensor to %q, not a file name", repo, indexFile, f)
 		}
 		if !slices.Contains(shards, f) {
@@ -80,4 +81,12 @@ func shardsOf(repo string, index []byte, listed []string) ([]string, error) {
 		}
 	}
 	return shards, nil
+}
+
+// plainName reports whether f names a file in the snapshot directory itself
+// on every OS: not empty, no '/' or '\' (a separator on Windows), not
+// hidden (so not "." or ".."), no control character (NUL included).
+func plainName(f string) bool {
+	return f != "" && path.Base(f) == f && !strings.HasPrefix(f, ".") &&
+		!strings.ContainsFunc(f, func(r rune) bool { return r == '\\' || unicode.IsControl(r) })
 }
