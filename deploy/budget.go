@@ -3,6 +3,7 @@ package deploy
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/omni-tts/omni/sched"
 )
@@ -28,8 +29,10 @@ func ActivationsBytes(weightsBytes int64) int64 {
 }
 
 // NewMemoryBudget shares pool out: budget = max(0, pool − weights −
-// activations − headroom); the model stage's KV gets int(budget ×
-// kvFraction) (0.7 in every class), the codec stage the rest.
+// activations − headroom), computed without overflow (negative weights or
+// headroom count as 0); the model stage's KV gets int(budget × kvFraction)
+// (0.7 in every class; a fraction outside [0, 1] is clamped to it), the
+// codec stage the rest.
 func NewMemoryBudget(poolBytes, weightsBytes, headroomBytes int64, kvFraction float64) MemoryBudget {
 	b := MemoryBudget{
 		PoolBytes:        poolBytes,
@@ -38,10 +41,26 @@ func NewMemoryBudget(poolBytes, weightsBytes, headroomBytes int64, kvFraction fl
 		HeadroomBytes:    headroomBytes,
 		KVFraction:       kvFraction,
 	}
-	b.BudgetBytes = max(0, poolBytes-weightsBytes-b.ActivationsBytes-headroomBytes)
-	b.KVBytes = int64(float64(b.BudgetBytes) * kvFraction)
+	need := addSat(addSat(max(weightsBytes, 0), b.ActivationsBytes), max(headroomBytes, 0))
+	if poolBytes > need {
+		b.BudgetBytes = poolBytes - need
+	}
+	// float64(budget) may round up past the budget (and past MaxInt64)
+	if kv := float64(b.BudgetBytes) * min(max(kvFraction, 0), 1); kv < float64(b.BudgetBytes) {
+		b.KVBytes = int64(kv)
+	} else {
+		b.KVBytes = b.BudgetBytes
+	}
 	b.CodecBytes = b.BudgetBytes - b.KVBytes
 	return b
+}
+
+// addSat is a + b for b ≥ 0, saturating at MaxInt64.
+func addSat(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // ErrNoFit is wrapped by every *FitError.

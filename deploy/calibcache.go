@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"bytes"
 	"crypto/sha1"
 	"encoding/hex"
 	"encoding/json"
@@ -87,8 +88,14 @@ func LoadCalibration(cacheDir, fingerprint string) (c sched.Calibration, found b
 	if err != nil {
 		return sched.Calibration{}, false, fmt.Errorf("deploy: read calibration: %w", err)
 	}
+	if t := bytes.TrimSpace(b); len(t) == 0 || t[0] != '{' {
+		return sched.Calibration{}, false, fmt.Errorf("deploy: calibration %s: want a JSON object", path)
+	}
 	if err := json.Unmarshal(b, &c); err != nil {
 		return sched.Calibration{}, false, fmt.Errorf("deploy: calibration %s: %w", path, err)
+	}
+	if c.MinFrames < 0 || c.MarginMS < 0 {
+		return sched.Calibration{}, false, fmt.Errorf("deploy: calibration %s: min_frames %d / margin_ms %v is negative", path, c.MinFrames, c.MarginMS)
 	}
 	if len(c.Ramp) > 0 {
 		if err := (sched.FixedRamp{Ramp: c.Ramp, ChunkFrames: c.Ramp[len(c.Ramp)-1]}).Validate(); err != nil {

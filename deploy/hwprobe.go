@@ -68,16 +68,37 @@ func (h HardwareProfile) BigCPUs() []int {
 	return cpus
 }
 
-// Validate checks that the profile can drive the policy.
+// MaxLogicalCPUs bounds a hardware profile's n_logical (Linux builds for at
+// most 8192 CPUs).
+const MaxLogicalCPUs = 1 << 16
+
+// Validate checks that the profile can drive the policy: its CPU counts,
+// RAM, and clusters that hold distinct non-negative CPU ids, no more in all
+// than n_logical.
 func (h HardwareProfile) Validate() error {
-	if h.NLogical < 1 {
-		return fmt.Errorf("deploy: hardware profile n_logical %d, want ≥ 1", h.NLogical)
+	if h.NLogical < 1 || h.NLogical > MaxLogicalCPUs {
+		return fmt.Errorf("deploy: hardware profile n_logical %d outside [1, %d]", h.NLogical, MaxLogicalCPUs)
 	}
 	if h.NPhysical < 1 {
 		return fmt.Errorf("deploy: hardware profile n_physical %d, want ≥ 1", h.NPhysical)
 	}
 	if h.RAMTotalBytes < 0 || h.RAMAvailableBytes < 0 {
 		return fmt.Errorf("deploy: hardware profile RAM total %d / available %d is negative", h.RAMTotalBytes, h.RAMAvailableBytes)
+	}
+	seen, n := map[int]bool{}, 0
+	for i, c := range h.Clusters {
+		for _, cpu := range c {
+			if cpu < 0 {
+				return fmt.Errorf("deploy: hardware profile clusters[%d]: CPU id %d is negative", i, cpu)
+			}
+			if seen[cpu] {
+				return fmt.Errorf("deploy: hardware profile clusters[%d]: CPU %d is listed twice", i, cpu)
+			}
+			seen[cpu] = true
+		}
+		if n += len(c); n > h.NLogical {
+			return fmt.Errorf("deploy: hardware profile clusters hold %d CPUs or more, n_logical is %d", n, h.NLogical)
+		}
 	}
 	return nil
 }

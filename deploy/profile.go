@@ -71,10 +71,15 @@ var profileFields = []string{
 // keys of Derivation.
 func Fields() []string { return slices.Clone(profileFields) }
 
+// MaxModelLenLimit bounds max_model_len: 2^24 tokens (some 15 days of
+// audio at 12.5 frames a second, far beyond any model's positions), so one
+// sequence's KV bytes cannot overflow an int64.
+const MaxModelLenLimit = 1 << 24
+
 // Validate checks the resolved profile.
 func (p Profile) Validate() error {
-	if p.MaxModelLen < 1 {
-		return fmt.Errorf("deploy: profile %s: max_model_len %d, want ≥ 1", p.Name, p.MaxModelLen)
+	if p.MaxModelLen < 1 || p.MaxModelLen > MaxModelLenLimit {
+		return fmt.Errorf("deploy: profile %s: max_model_len %d outside [1, %d]", p.Name, p.MaxModelLen, MaxModelLenLimit)
 	}
 	if p.MaxNumSeqs < 1 {
 		return fmt.Errorf("deploy: profile %s: max_num_seqs %d, want ≥ 1", p.Name, p.MaxNumSeqs)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/omni-tts/omni/sched"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -47,17 +48,25 @@ type profileFile struct {
 	Overrides
 }
 
-// readProfileFile decodes a user profile, refusing unknown fields.
+// readProfileFile decodes a user profile: one JSON object, refusing
+// unknown fields and anything after it.
 func readProfileFile(path string) (profileFile, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return profileFile{}, fmt.Errorf("deploy: deploy profile: %w", err)
 	}
 	var f profileFile
+	if t := bytes.TrimSpace(b); len(t) == 0 || t[0] != '{' {
+		return profileFile{}, fmt.Errorf("deploy: deploy profile %s: want a JSON object", path)
+	}
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields()
 	if err := d.Decode(&f); err != nil {
 		return profileFile{}, fmt.Errorf("deploy: deploy profile %s: %w", path, err)
+	}
+	end := d.InputOffset()
+	if _, err := d.Token(); err != io.EOF {
+		return profileFile{}, fmt.Errorf("deploy: deploy profile %s: data after the JSON object (from byte %d)", path, end)
 	}
 	if f.Base != "" && f.Base != ProfileAuto && f.Base != ProfileEdge {
 		return profileFile{}, fmt.Errorf("deploy: deploy profile %s: base %q, want %q or %q", path, f.Base, ProfileAuto, ProfileEdge)
