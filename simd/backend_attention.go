@@ -1,12 +1,17 @@
 package simd
 
-// attnRows is phase 2 of Backend.Attention as a pool Task over parts: part
-// p of parts takes rows [p·m/parts, (p+1)·m/parts), normalising and
-// rotating each row's q and attending over its cache with the part's own q
-// and score scratch (slot p of b.qkTmp, b.attnTmp). Rows are independent,
-// so any split gives the single-threaded result, bit for bit; the scratch
-// grows with the threads, not the rows (a long prefill has many). The
-// Backend keeps one (b.attn), so a call allocates nothing.
+// attnRows is phase 2 of Backend.Attention as a pool Task over parts, each
+// normalising and rotating its rows' q and attending over their caches with
+// the part's own q and score scratch (slot p of b.qkTmp, b.attnTmp). With
+// at least as many rows as threads (a prefill, a batch), part p of parts
+// takes rows [p·m/parts, (p+1)·m/parts) and all their heads; with fewer
+// (one stream's decode step) each row's heads are split into split runs of
+// whole KV groups, part p taking row p/split and run p%split, so a long
+// cache's attention does not run on one thread while the others wait.
+// Rows, and heads within a row, are independent, so any split gives the
+// single-threaded result, bit for bit; the scratch grows with the threads,
+// not the rows (a long prefill has many). The Backend keeps one (b.attn),
+// so a call allocates nothing.
 type attnRows struct {
 	b           *Backend
 	out, qkv    []float32
@@ -17,30 +22,55 @@ type attnRows struct {
 	heads, kvh  int
 	hd, maxN    int // head width; score scratch per part
 	m, parts    int // rows; parts they are split into
+	split       int // runs of KV groups per row (1: a part takes whole rows)
 	eps, scale  float32
+}
+
+// attnSplitMinPos is the fewest cached positions (of the longest row) for
+// which a call with fewer rows than threads splits the rows' heads over
+// the threads: below it (the code predictor's ≤ 17 positions, a short
+// prompt's first steps) a row's attention takes a few microseconds, about
+// what handing half of it to another thread costs.
+const attnSplitMinPos = 64
+
+// attnSplit returns the runs of KV groups each of m rows is split into on
+// threads threads, when the longest row attends to longest positions and
+// there are kvh KV groups.
+func attnSplit(m, threads, longest, kvh int) int {
+	if m >= threads || longest < attnSplitMinPos {
+		return 1
+	}
+	return max(1, min(threads/m, kvh))
 }
 
 // RunRange implements Task over parts [lo, hi).
 func (t *attnRows) RunRange(lo, hi int) {
 	for part := lo; part < hi; part++ {
-		t.rows(part, part*t.m/t.parts, (part+1)*t.m/t.parts)
+		if t.split == 1 {
+			t.rows(part, part*t.m/t.parts, (part+1)*t.m/t.parts, 0, t.heads)
+			continue
+		}
+		r, run := part/t.split, part%t.split
+		group := t.heads / t.kvh
+		t.rows(part, r, r+1, run*t.kvh/t.split*group, (run+1)*t.kvh/t.split*group)
 	}
 }
 
-// rows runs rows [r0, r1) with scratch slot part.
-func (t *attnRows) rows(part, r0, r1 int) {
+// rows runs heads [h0, h1) of rows [r0, r1) with scratch slot part.
+func (t *attnRows) rows(part, r0, r1, h0, h1 int) {
 	b := t.b
 	qw, kw := t.heads*t.hd, t.kvh*t.hd
 	row := qw + 2*kw
 	q := b.qkTmp[part*qw : (part+1)*qw]
+	qh := q[h0*t.hd : h1*t.hd]
 	for r := r0; r < r1; r++ {
 		c := &b.objs[t.caches[r]]
 		p := int(t.pos[r])
-		copy(q, t.qkv[r*row:r*row+qw])
-		rmsNormHeads(q, t.qn, t.eps)
-		ropeApply(t.rope, q, t.heads, p)
+		copy(qh, t.qkv[r*row+h0*t.hd:r*row+h1*t.hd])
+		rmsNormHeads(qh, t.qn, t.eps)
+		ropeApply(t.rope, qh, h1-h0, p)
 		n := p + 1
 		scores := b.attnTmp[part*t.maxN : part*t.maxN+n*(t.heads/t.kvh)]
-		attend(t.out[r*qw:(r+1)*qw], q, c.kv[2*t.layer][:n*kw], c.kv[2*t.layer+1][:n*kw], n, t.heads, t.kvh, t.hd, t.scale, scores)
+		attend(t.out[r*qw:(r+1)*qw], q, c.kv[2*t.layer][:n*kw], c.kv[2*t.layer+1][:n*kw], n, t.heads, t.kvh, t.hd, t.scale, scores, h0, h1)
 	}
 }

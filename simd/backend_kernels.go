@@ -87,10 +87,11 @@ func ropeApply(t *ropeTable, x []float32, nHeads, pos int) { t.Apply(x, nHeads, 
 // siluMul writes out[i] = silu(gate[i])·up[i].
 func siluMul(out, gate, up []float32) { SiLUMul(out, gate, up) }
 
-// attend computes one row's grouped-query attention over nPos cached
-// positions (k, v [pos][nKV][headDim]); scores needs nPos·nHeads/nKV values.
-func attend(out, q, k, v []float32, nPos, nHeads, nKV, headDim int, scale float32, scores []float32) {
-	Attention(out, q, k, v, nPos, nHeads, nKV, headDim, scale, scores)
+// attend computes query heads [h0, h1) of one row's grouped-query attention
+// over nPos cached positions (k, v [pos][nKV][headDim]); scores needs
+// nPos·nHeads/nKV values.
+func attend(out, q, k, v []float32, nPos, nHeads, nKV, headDim int, scale float32, scores []float32, h0, h1 int) {
+	AttentionHeads(out, q, k, v, nPos, nHeads, nKV, headDim, scale, scores, h0, h1)
 }
 
 // rotMax caps the width of the Hadamard rotation applied to the inputs of

@@ -230,17 +230,21 @@ func (b *Backend) Attention(out, qkv []float32, m int, caches, pos []int32, laye
 		rmsNormHeads(kd, kn.data, eps)
 		ropeApply(ro.rope, kd, kvh, p)
 	}
-	// Phase 2: each row's q against its cache, rows split over the pool.
+	// Phase 2: each row's q against its cache, rows (or, with fewer rows
+	// than threads and long caches, runs of a row's heads) split over the
+	// pool.
 	// Scores for up to the largest cache's positions, so a growing
 	// sequence does not regrow the buffer step by step.
-	maxN := 0
-	for _, h := range caches {
+	maxN, longest := 0, 0
+	for r, h := range caches {
 		maxN = max(maxN, b.objs[h].maxPos)
+		longest = max(longest, int(pos[r])+1)
 	}
 	maxN *= heads / kvh
-	parts := 1
+	parts, split := 1, 1
 	if b.pool != nil {
-		parts = min(b.pool.Threads(), m)
+		split = attnSplit(m, b.pool.Threads(), longest, kvh)
+		parts = min(b.pool.Threads(), m*split)
 	}
 	if cap(b.qkTmp) < parts*qw {
 		b.qkTmp = make([]float32, parts*qw)
@@ -250,7 +254,7 @@ func (b *Backend) Attention(out, qkv []float32, m int, caches, pos []int32, laye
 	}
 	t := &b.attn
 	*t = attnRows{b: b, out: out, qkv: qkv, caches: caches, pos: pos, layer: layer, qn: qn.data, rope: ro.rope,
-		heads: heads, kvh: kvh, hd: hd, maxN: maxN, m: m, parts: parts, eps: eps, scale: float32(1 / math.Sqrt(float64(hd)))}
+		heads: heads, kvh: kvh, hd: hd, maxN: maxN, m: m, parts: parts, split: split, eps: eps, scale: float32(1 / math.Sqrt(float64(hd)))}
 	if parts > 1 {
 		b.pool.Run(t, parts, 1)
 	} else {

@@ -147,68 +147,122 @@ func TestBackendThreadsAgree(t *testing.T) {
 // the pool give the single-threaded result bit for bit: 6 rows over 3
 // caches, two of them a prefill of positions 0..2 of one cache.
 func TestBackendAttentionThreadsAgree(t *testing.T) {
-	const heads, kvh, hd, maxPos = 4, 2, 16, 8
+	c := backendAttnCase{heads: 4, kvh: 2, hd: 16, maxPos: 8, filled: []int32{0, 5, 3},
+		caches: []int{0, 0, 0, 1, 2, 2}, pos: []int32{0, 1, 2, 5, 3, 4}}
+	c.agree(t, 1, 3)
+}
+
+// TestBackendAttentionSplitsHeads checks the split for fewer rows than
+// threads over long caches (a decode step of one or two streams): the
+// heads of a row, in runs of whole KV groups over the threads, give the
+// single-threaded result bit for bit — one row on 2, 3 and 4 threads (2,
+// 3 and 4 runs of 4 KV groups: uneven runs included), two rows on 4
+// threads, and a row too short to split beside one that is not.
+func TestBackendAttentionSplitsHeads(t *testing.T) {
+	one := backendAttnCase{heads: 8, kvh: 4, hd: 16, maxPos: 96, filled: []int32{attnSplitMinPos + 17},
+		caches: []int{0}, pos: []int32{attnSplitMinPos + 17}}
+	for _, threads := range []int{2, 3, 4} {
+		one.agree(t, 1, threads)
+	}
+	two := backendAttnCase{heads: 8, kvh: 4, hd: 16, maxPos: 96, filled: []int32{80, 5},
+		caches: []int{0, 1}, pos: []int32{80, 5}}
+	two.agree(t, 1, 4)
+	if got := attnSplit(1, 4, attnSplitMinPos, 4); got != 4 {
+		t.Errorf("attnSplit(1 row, 4 threads, %d positions, 4 groups) = %d, want 4", attnSplitMinPos, got)
+	}
+	if got := attnSplit(1, 4, attnSplitMinPos-1, 4); got != 1 {
+		t.Errorf("attnSplit(1 row, 4 threads, %d positions) = %d, want 1 (too short to split)", attnSplitMinPos-1, got)
+	}
+	if got := attnSplit(1, 8, 100, 2); got != 2 {
+		t.Errorf("attnSplit(1 row, 8 threads, 2 groups) = %d, want 2 (at most one run a group)", got)
+	}
+}
+
+// backendAttnCase is one Attention call of a backend test: rows at positions pos
+// of caches (indexes into caches whose positions below filled were
+// written first, one row at a time).
+type backendAttnCase struct {
+	heads, kvh, hd, maxPos int
+	filled                 []int32
+	caches                 []int
+	pos                    []int32
+}
+
+// agree runs the case on threads a and on threads b and fails on any
+// output bit that differs, or on an output head left all zero.
+func (c backendAttnCase) agree(t *testing.T, a, b int) {
+	t.Helper()
+	x, y := c.run(t, a), c.run(t, b)
+	for i := range x {
+		if math.Float32bits(x[i]) != math.Float32bits(y[i]) {
+			t.Fatalf("out[%d] = %v on %d thread(s), %v on %d", i, x[i], a, y[i], b)
+		}
+	}
+	for h := 0; h < len(y)/c.hd; h++ {
+		zero := true
+		for _, v := range y[h*c.hd : (h+1)*c.hd] {
+			zero = zero && v == 0
+		}
+		if zero {
+			t.Fatalf("row %d head %d is all zero on %d threads: not computed", h/c.heads, h%c.heads, b)
+		}
+	}
+}
+
+// run fills the caches and returns the case's output on threads threads.
+func (c backendAttnCase) run(t *testing.T, threads int) []float32 {
+	t.Helper()
 	r := rand.New(rand.NewPCG(7, 8))
-	row := (heads + 2*kvh) * hd
-	caches := []int{0, 0, 0, 1, 2, 2}
-	pos := []int32{0, 1, 2, 5, 3, 4}
-	m := len(pos)
+	row := (c.heads + 2*c.kvh) * c.hd
+	m := len(c.pos)
 	qkv := make([]float32, m*row)
 	for i := range qkv {
 		qkv[i] = float32(r.NormFloat64())
 	}
-	gain := make([]float32, hd)
+	gain := make([]float32, c.hd)
 	for i := range gain {
 		gain[i] = 0.5 + float32(r.Float64())
 	}
-	run := func(threads int) []float32 {
-		b := NewBackend(threads)
-		defer b.Close()
-		qn, err := b.NewVector(gain)
-		if err != nil {
+	b := NewBackend(threads)
+	defer b.Close()
+	qn, err := b.NewVector(gain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kn, err := b.NewVector(gain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rope, err := b.NewRope(c.hd, c.maxPos, 1e6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := make([]int32, len(c.filled))
+	for i := range hs {
+		if hs[i], err = b.NewKVCache(1, c.kvh, c.hd, c.maxPos); err != nil {
 			t.Fatal(err)
 		}
-		kn, err := b.NewVector(gain)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rope, err := b.NewRope(hd, maxPos, 1e6)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var hs [3]int32
-		for i := range hs {
-			if hs[i], err = b.NewKVCache(1, kvh, hd, maxPos); err != nil {
+	}
+	// Fill the earlier positions of each cache one row at a time.
+	fr := rand.New(rand.NewPCG(9, 10))
+	fill := make([]float32, row)
+	for i, upto := range c.filled {
+		for p := int32(0); p < upto; p++ {
+			for j := range fill {
+				fill[j] = float32(fr.NormFloat64())
+			}
+			if err := b.Attention(make([]float32, c.heads*c.hd), fill, 1, []int32{hs[i]}, []int32{p}, 0, qn, kn, rope, c.heads, 1e-6); err != nil {
 				t.Fatal(err)
 			}
 		}
-		// Fill the earlier positions of caches 1 and 2 one row at a time.
-		fr := rand.New(rand.NewPCG(9, 10))
-		fill := make([]float32, row)
-		for c, upto := range []int32{0, 5, 3} {
-			for p := int32(0); p < upto; p++ {
-				for i := range fill {
-					fill[i] = float32(fr.NormFloat64())
-				}
-				if err := b.Attention(make([]float32, heads*hd), fill, 1, []int32{hs[c]}, []int32{p}, 0, qn, kn, rope, heads, 1e-6); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		ch := make([]int32, m)
-		for i, c := range caches {
-			ch[i] = hs[c]
-		}
-		out := make([]float32, m*heads*hd)
-		if err := b.Attention(out, append([]float32(nil), qkv...), m, ch, pos, 0, qn, kn, rope, heads, 1e-6); err != nil {
-			t.Fatal(err)
-		}
-		return out
 	}
-	a, c := run(1), run(3)
-	for i := range a {
-		if math.Float32bits(a[i]) != math.Float32bits(c[i]) {
-			t.Fatalf("out[%d] = %v on 1 thread, %v on 3", i, a[i], c[i])
-		}
+	ch := make([]int32, m)
+	for i, k := range c.caches {
+		ch[i] = hs[k]
 	}
+	out := make([]float32, m*c.heads*c.hd)
+	if err := b.Attention(out, append([]float32(nil), qkv...), m, ch, c.pos, 0, qn, kn, rope, c.heads, 1e-6); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
