@@ -7,6 +7,15 @@ import (
 	"github.com/omni-tts/omni/speaker"
 )
 
+// Bounds of a config's counts, far above any Qwen3-TTS model's (28 talker
+// layers, 16 code groups): the tensor list and the graph are built by
+// looping over them, so a config.json naming 2^31 layers would exhaust
+// memory before any tensor is looked at.
+const (
+	MaxLayers     = 1024
+	MaxCodeGroups = 256
+)
+
 // DecoderConfig is the geometry of one Qwen3 decoder stack (the talker or the
 // code predictor).
 type DecoderConfig struct {
@@ -34,6 +43,9 @@ func (d *DecoderConfig) Validate() error {
 		if f.v <= 0 {
 			return fmt.Errorf("%s %d not positive", f.name, f.v)
 		}
+	}
+	if d.Layers > MaxLayers {
+		return fmt.Errorf("num_hidden_layers %d above %d", d.Layers, MaxLayers)
 	}
 	if d.Heads%d.KVHeads != 0 {
 		return fmt.Errorf("num_attention_heads %d not a multiple of num_key_value_heads %d", d.Heads, d.KVHeads)
@@ -148,22 +160,36 @@ type Config struct {
 func (c *Config) HasProjection() bool { return c.Talker.Hidden != c.Predictor.Hidden }
 
 // Validate checks sizes, geometry and that every special id lies inside its
-// vocabulary.
+// vocabulary. Errors wrap ErrConfig and name the key as ParseConfig does
+// ("talker_config.code_predictor_config.head_dim", "generation_config.json:
+// top_p").
 func (c *Config) Validate() error {
+	if err := c.validateModel(); err != nil {
+		return errorf(ErrConfig, "%v", err)
+	}
+	if err := c.Generation.Validate(); err != nil {
+		return errorf(ErrConfig, "generation_config.json: %v", err)
+	}
+	return nil
+}
+
+// validateModel checks what config.json holds; messages name the dotted
+// key of the value at fault.
+func (c *Config) validateModel() error {
 	if err := c.Talker.Validate(); err != nil {
-		return errorf(ErrConfig, "talker_config: %v", err)
+		return fmt.Errorf("talker_config: %v", err)
 	}
 	if err := c.Predictor.Validate(); err != nil {
-		return errorf(ErrConfig, "code_predictor_config: %v", err)
+		return fmt.Errorf("talker_config.code_predictor_config: %v", err)
 	}
-	if c.CodeGroups < 2 {
-		return errorf(ErrConfig, "num_code_groups %d below 2", c.CodeGroups)
+	if c.CodeGroups < 2 || c.CodeGroups > MaxCodeGroups {
+		return fmt.Errorf("talker_config.num_code_groups %d outside [2, %d]", c.CodeGroups, MaxCodeGroups)
 	}
 	if c.PredictorVocab <= 0 || c.TalkerVocab <= c.PredictorVocab {
-		return errorf(ErrConfig, "talker vocab_size %d must exceed code predictor vocab_size %d > 0", c.TalkerVocab, c.PredictorVocab)
+		return fmt.Errorf("talker_config.vocab_size %d must exceed talker_config.code_predictor_config.vocab_size %d > 0", c.TalkerVocab, c.PredictorVocab)
 	}
 	if c.TextVocab <= 0 || c.TextHidden <= 0 {
-		return errorf(ErrConfig, "text_vocab_size %d, text_hidden_size %d: not positive", c.TextVocab, c.TextHidden)
+		return fmt.Errorf("talker_config.text_vocab_size %d, talker_config.text_hidden_size %d: not positive", c.TextVocab, c.TextHidden)
 	}
 	for _, id := range []struct {
 		name string
@@ -174,7 +200,7 @@ func (c *Config) Validate() error {
 		{"codec_think_bos_id", c.CodecThinkBos}, {"codec_think_eos_id", c.CodecThinkEos},
 	} {
 		if id.v < c.PredictorVocab || id.v >= c.TalkerVocab {
-			return errorf(ErrConfig, "talker_config.%s %d outside the special range [%d, %d)", id.name, id.v, c.PredictorVocab, c.TalkerVocab)
+			return fmt.Errorf("talker_config.%s %d outside the special range [%d, %d)", id.name, id.v, c.PredictorVocab, c.TalkerVocab)
 		}
 	}
 	for _, id := range []struct {
@@ -185,7 +211,7 @@ func (c *Config) Validate() error {
 		{"im_start_token_id", c.ImStart}, {"im_end_token_id", c.ImEnd}, {"assistant_token_id", c.Assistant},
 	} {
 		if id.v < 0 || id.v >= c.TextVocab {
-			return errorf(ErrConfig, "%s %d outside the text vocabulary [0, %d)", id.name, id.v, c.TextVocab)
+			return fmt.Errorf("%s %d outside the text vocabulary [0, %d)", id.name, id.v, c.TextVocab)
 		}
 	}
 	for _, t := range []struct {
@@ -194,20 +220,17 @@ func (c *Config) Validate() error {
 	}{{"codec_language_id", c.LanguageIDs}, {"spk_id", c.SpeakerIDs}} {
 		for _, name := range sortedKeys(t.m) {
 			if v := t.m[name]; v < 0 || v >= c.TalkerVocab {
-				return errorf(ErrConfig, "talker_config.%s.%s %d outside the talker vocabulary [0, %d)", t.key, name, v, c.TalkerVocab)
+				return fmt.Errorf("talker_config.%s.%s %d outside the talker vocabulary [0, %d)", t.key, name, v, c.TalkerVocab)
 			}
 		}
 	}
 	if e := c.SpeakerEncoder; e != nil {
 		if err := e.Validate(); err != nil {
-			return errorf(ErrConfig, "speaker_encoder_config: %v", err)
+			return fmt.Errorf("speaker_encoder_config: %v", err)
 		}
 		if e.EncDim != c.Talker.Hidden {
-			return errorf(ErrConfig, "speaker_encoder_config.enc_dim %d differs from talker_config.hidden_size %d (the x-vector is a talker row)", e.EncDim, c.Talker.Hidden)
+			return fmt.Errorf("speaker_encoder_config.enc_dim %d differs from talker_config.hidden_size %d (the x-vector is a talker row)", e.EncDim, c.Talker.Hidden)
 		}
-	}
-	if err := c.Generation.Validate(); err != nil {
-		return errorf(ErrConfig, "generation_config.json: %v", err)
 	}
 	return nil
 }

@@ -82,7 +82,10 @@ func ParseConfig(configJSON, generationJSON []byte) (*Config, error) {
 	if c.Generation, err = parseGeneration(generationJSON); err != nil {
 		return nil, err
 	}
-	if err := c.Validate(); err != nil {
+	if err := c.validateModel(); err != nil {
+		return nil, errorf(ErrConfig, "%s: %v", file, err)
+	}
+	if err := c.Validate(); err != nil { // the generation values
 		return nil, err
 	}
 	return c, nil
