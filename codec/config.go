@@ -78,6 +78,10 @@ func (c *Config) blockDims(i int) (in, out int) {
 // outDim returns the width after the last vocoder block.
 func (c *Config) outDim() int { return c.DecoderDim >> len(c.UpsampleRates) }
 
+// maxLayers bounds num_hidden_layers (8 in the released codec): the tensor
+// list is built by looping over the layers.
+const maxLayers = 1024
+
 // Validate checks that c describes a decoder this package can run.
 func (c *Config) Validate() error {
 	pos := []struct {
@@ -93,6 +97,9 @@ func (c *Config) Validate() error {
 		if p.v <= 0 || p.v > 1<<20 {
 			return errorf(ErrConfig, "%s %d outside [1, %d]", p.name, p.v, 1<<20)
 		}
+	}
+	if c.Layers > maxLayers {
+		return errorf(ErrConfig, "num_hidden_layers %d above %d", c.Layers, maxLayers)
 	}
 	if c.CodebookDim%2 != 0 {
 		return errorf(ErrConfig, "codebook_dim %d is odd (the tables are codebook_dim/2 wide)", c.CodebookDim)
@@ -112,16 +119,17 @@ func (c *Config) Validate() error {
 	if len(c.UpsampleRates) == 0 || len(c.UpsampleRates) > 8 {
 		return errorf(ErrConfig, "upsample_rates %v: want 1 to 8 blocks", c.UpsampleRates)
 	}
+	spf := 1 // SamplesPerFrame, checked as it grows: 16 factors of 64 overflow an int
 	for _, r := range append(append([]int(nil), c.UpsamplingRatios...), c.UpsampleRates...) {
 		if r < 1 || r > 64 {
 			return errorf(ErrConfig, "upsampling ratio or rate %d outside [1, 64]", r)
 		}
+		if spf *= r; spf > 1<<16 {
+			return errorf(ErrConfig, "upsampling_ratios %v and upsample_rates %v give more than %d samples per frame", c.UpsamplingRatios, c.UpsampleRates, 1<<16)
+		}
 	}
 	if c.outDim() < 1 || c.outDim()<<len(c.UpsampleRates) != c.DecoderDim {
 		return errorf(ErrConfig, "decoder_dim %d does not halve %d times", c.DecoderDim, len(c.UpsampleRates))
-	}
-	if c.SamplesPerFrame() > 1<<16 {
-		return errorf(ErrConfig, "%d samples per frame is more than %d", c.SamplesPerFrame(), 1<<16)
 	}
 	return nil
 }
@@ -208,10 +216,18 @@ func ParseConfig(b []byte) (Config, error) {
 	if d.HeadDim != nil {
 		c.HeadDim = *d.HeadDim
 	}
+	// the float32 fields are checked as the file writes them: 1e-50 or
+	// 1e39 would round to 0 or +Inf
 	if d.RMSEps != nil {
+		if v := *d.RMSEps; !(v > 0 && v <= 1) || float32(v) == 0 {
+			return Config{}, errorf(ErrConfig, "config.json: decoder_config.rms_norm_eps %g outside (0, 1] or below float32's range", v)
+		}
 		c.RMSEps = float32(*d.RMSEps)
 	}
 	if d.RopeTheta != nil {
+		if v := *d.RopeTheta; !(v > 1) || !(float32(v) > 1) || math.IsInf(float64(float32(v)), 0) {
+			return Config{}, errorf(ErrConfig, "config.json: decoder_config.rope_theta %g must be above 1 and within float32's range", v)
+		}
 		c.RopeTheta = float32(*d.RopeTheta)
 	}
 	if top.OutputRate != nil {
