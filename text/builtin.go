@@ -69,7 +69,7 @@ func Builtin() (*Tokenizer, error) {
 		if err != nil {
 			return nil, b.errf("added token %d: %v", k, err)
 		}
-		if err := b.addAdded(int32(id), addedJSON{Content: f[2], Special: f[1] == "1"}); err != nil {
+		if err := b.addAdded(int64(id), addedJSON{Content: f[2], Special: f[1] == "1"}); err != nil {
 			return nil, err
 		}
 	}

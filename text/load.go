@@ -238,11 +238,11 @@ func (b *builder) addedFromConfig(data []byte) error {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		id, err := strconv.ParseInt(k, 10, 32)
+		id, err := strconv.ParseInt(k, 10, 64)
 		if err != nil {
 			return b.errf("added_tokens_decoder key %q is not an id", k)
 		}
-		if err := b.addAdded(int32(id), cfg.Added[k]); err != nil {
+		if err := b.addAdded(id, cfg.Added[k]); err != nil {
 			return err
 		}
 	}
@@ -250,16 +250,18 @@ func (b *builder) addedFromConfig(data []byte) error {
 }
 
 // addAdded adds one added token, refusing one that disagrees with the
-// vocabulary or with an added token read before.
-func (b *builder) addAdded(id int32, a addedJSON) error {
+// vocabulary or with an added token read before. The id is checked as the
+// file writes it (an int64: 2^32 + 300 must not pass as 300).
+func (b *builder) addAdded(id64 int64, a addedJSON) error {
 	switch {
 	case a.Content == "":
-		return b.errf("added token id %d has empty content", id)
-	case id < 0 || id >= 1<<24:
-		return b.errf("added token %q: id %d outside [0, %d)", a.Content, id, 1<<24)
+		return b.errf("added token id %d has empty content", id64)
+	case id64 < 0 || id64 >= 1<<24:
+		return b.errf("added token %q: id %d outside [0, %d)", a.Content, id64, 1<<24)
 	case a.LStrip || a.RStrip || a.SingleWord:
-		return b.errf("added token %q (id %d): lstrip, rstrip and single_word are not supported", a.Content, id)
+		return b.errf("added token %q (id %d): lstrip, rstrip and single_word are not supported", a.Content, id64)
 	}
+	id := int32(id64)
 	if tok, ok := b.ids[id]; ok {
 		return b.errf("added token %q: id %d is the vocabulary's token %q", a.Content, id, tok)
 	}
@@ -343,7 +345,7 @@ func (b *builder) tokenizerJSON(data []byte) error {
 		if a.ID == nil {
 			return b.errf("added_tokens[%d] %q has no id", i, a.Content)
 		}
-		if err := b.addAdded(int32(*a.ID), a); err != nil {
+		if err := b.addAdded(*a.ID, a); err != nil {
 			return err
 		}
 	}
