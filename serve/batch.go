@@ -168,16 +168,17 @@ func (s *Server) decodeBatch(body []byte) ([]batchItem, error) {
 			items[i].err = &FieldError{Field: fmt.Sprintf("items[%d].stream_format", i), Msg: "a batch answers whole files"}
 			continue
 		}
-		var in string
-		if json.Unmarshal(own["input"], &in) == nil {
-			total += utf8.RuneCountInString(in)
-		}
 		merged := make(map[string]json.RawMessage, len(top)+len(own))
 		for k, v := range top {
 			merged[k] = v
 		}
 		for k, v := range own {
 			merged[k] = v
+		}
+		// the item's input, its own or the shared top-level one
+		var in string
+		if json.Unmarshal(merged["input"], &in) == nil {
+			total += utf8.RuneCountInString(in)
 		}
 		delete(merged, "request_id") // vLLM-Omni's item id: the index names an item here
 		b, _ := json.Marshal(merged)

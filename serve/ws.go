@@ -98,6 +98,9 @@ type wsSession struct {
 	split  string  // "sentence", "token" or "none"
 	binary bool
 	live   LiveStream // token mode: the utterance taking text (read goroutine)
+	// in, when set, stands for the WebSocket as the source of the client's
+	// messages (FuzzWSSession).
+	in func() ([]byte, error)
 
 	wmu sync.Mutex // one writer at a time
 
@@ -207,11 +210,13 @@ func (c *wsSession) configure() error {
 		return err
 	}
 	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
 		return &FieldError{Field: "message", Msg: "not a JSON object"}
 	}
-	var typ string
-	_ = json.Unmarshal(fields["type"], &typ)
+	typ, err := optString(fields, "type")
+	if err != nil {
+		return err
+	}
 	if typ != "session.config" {
 		return &FieldError{Field: "type", Msg: fmt.Sprintf("%q: the first message must be session.config", typ)}
 	}
@@ -285,9 +290,9 @@ func (c *wsSession) read() error {
 		if err != nil {
 			return err
 		}
-		var m wsIn
-		if err := json.Unmarshal(raw, &m); err != nil {
-			return &FieldError{Field: "message", Msg: "not a JSON object"}
+		m, err := decodeWSIn(raw)
+		if err != nil {
+			return err
 		}
 		now := time.Now()
 		if c.split == "token" {
@@ -302,9 +307,6 @@ func (c *wsSession) read() error {
 		}
 		switch m.Type {
 		case "input.text":
-			if !utf8.ValidString(m.Text) {
-				return &FieldError{Field: "text", Msg: "not valid UTF-8"}
-			}
 			buf += m.Text
 			if n := utf8.RuneCountInString(buf); n > c.s.cfg.MaxInputChars {
 				return &TooLongError{Field: "text", Len: n, Limit: c.s.cfg.MaxInputChars, Unit: "characters buffered"}
@@ -337,6 +339,31 @@ func (c *wsSession) read() error {
 	}
 }
 
+// decodeWSIn decodes a client message after session.config: a JSON object
+// whose "type" and "text" (when present and not null) are strings, the text
+// valid UTF-8 without lone surrogate escapes (encoding/json would turn
+// either into U+FFFD; request.go's checkRawText does the same for
+// /v1/audio/speech). Other fields are ignored; the type is checked by the
+// caller.
+func decodeWSIn(raw []byte) (wsIn, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return wsIn{}, &FieldError{Field: "message", Msg: "not a JSON object"}
+	}
+	var m wsIn
+	var err error
+	if m.Type, err = optString(fields, "type"); err != nil {
+		return wsIn{}, err
+	}
+	if m.Text, err = optString(fields, "text"); err != nil {
+		return wsIn{}, err
+	}
+	if msg := rawTextProblem(fields["text"]); msg != "" {
+		return wsIn{}, &FieldError{Field: "text", Msg: msg}
+	}
+	return m, nil
+}
+
 // token handles a message in token mode: the first whole words start a
 // live utterance, every later whole word is fed into it as it arrives,
 // input.done feeds the rest and ends its text. It returns the text kept
@@ -344,9 +371,6 @@ func (c *wsSession) read() error {
 func (c *wsSession) token(m wsIn, buf string, now time.Time, utterance, index *int) (string, error) {
 	switch m.Type {
 	case "input.text":
-		if !utf8.ValidString(m.Text) {
-			return buf, &FieldError{Field: "text", Msg: "not valid UTF-8"}
-		}
 		buf += m.Text
 		if n := utf8.RuneCountInString(buf); n > c.s.cfg.MaxInputChars {
 			return buf, &TooLongError{Field: "text", Len: n, Limit: c.s.cfg.MaxInputChars, Unit: "characters buffered"}
@@ -434,6 +458,9 @@ func (c *wsSession) feedLive(text string, now time.Time, utterance, index *int) 
 
 // receive reads one client message within the idle bound.
 func (c *wsSession) receive() ([]byte, error) {
+	if c.in != nil {
+		return c.in()
+	}
 	_ = c.ws.SetReadDeadline(time.Now().Add(wsIdle))
 	var raw []byte
 	if err := websocket.Message.Receive(c.ws, &raw); err != nil {
