@@ -26,6 +26,7 @@ type Backend struct {
 	attnTmp []float32  // each row's attention scores
 	qkTmp   []float32  // each row's normed, rotated q
 	attn    attnRows   // Attention's phase 2 task
+	attnCut []int      // its parts' first rows (parts+1 bounds)
 	f32     f32Task    // the fp32 product's task (no allocation per call)
 
 	// codec ops (backend_codec_ops.go)

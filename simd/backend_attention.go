@@ -3,15 +3,15 @@ package simd
 // attnRows is phase 2 of Backend.Attention as a pool Task over parts, each
 // normalising and rotating its rows' q and attending over their caches with
 // the part's own q and score scratch (slot p of b.qkTmp, b.attnTmp). With
-// at least as many rows as threads (a prefill, a batch), part p of parts
-// takes rows [p·m/parts, (p+1)·m/parts) and all their heads; with fewer
-// (one stream's decode step) each row's heads are split into split runs of
-// whole KV groups, part p taking row p/split and run p%split, so a long
-// cache's attention does not run on one thread while the others wait.
-// Rows, and heads within a row, are independent, so any split gives the
-// single-threaded result, bit for bit; the scratch grows with the threads,
-// not the rows (a long prefill has many). The Backend keeps one (b.attn),
-// so a call allocates nothing.
+// at least as many rows as threads (a prefill, a batch), part p takes a
+// run of rows of about equal work (attnCuts) and all their heads; with
+// fewer (one stream's decode step) each row's heads are split into split
+// runs of whole KV groups, part p taking row p/split and run p%split, so a
+// long cache's attention does not run on one thread while the others
+// wait. Rows, and heads within a row, are independent, so any split gives
+// the single-threaded result, bit for bit; the scratch grows with the
+// threads, not the rows (a long prefill has many). The Backend keeps one
+// (b.attn), so a call allocates nothing.
 type attnRows struct {
 	b           *Backend
 	out, qkv    []float32
@@ -20,9 +20,10 @@ type attnRows struct {
 	qn          []float32 // q norm gain
 	rope        *ropeTable
 	heads, kvh  int
-	hd, maxN    int // head width; score scratch per part
-	m, parts    int // rows; parts they are split into
-	split       int // runs of KV groups per row (1: a part takes whole rows)
+	hd, maxN    int   // head width; score scratch per part
+	m, parts    int   // rows; parts they are split into
+	split       int   // runs of KV groups per row (1: a part takes whole rows)
+	cut         []int // with split 1, part p's rows are [cut[p], cut[p+1])
 	eps, scale  float32
 }
 
@@ -43,11 +44,35 @@ func attnSplit(m, threads, longest, kvh int) int {
 	return max(1, min(threads/m, kvh))
 }
 
+// attnCuts sets cut (parts+1 bounds) to runs of rows of about equal work:
+// a row attends to pos+1 positions, so a causal prefill's later rows cost
+// more than its first ones, and equal counts of rows would leave the part
+// with the first rows waiting. A row's work is counted as its positions
+// plus attnRowCost for its q's norm and rotation.
+func attnCuts(cut []int, pos []int32, parts int) {
+	total := 0
+	for _, p := range pos {
+		total += int(p) + 1 + attnRowCost
+	}
+	cut[0], cut[parts] = 0, len(pos)
+	r, done := 0, 0
+	for part := 1; part < parts; part++ {
+		for r < len(pos) && done*parts < part*total {
+			done += int(pos[r]) + 1 + attnRowCost
+			r++
+		}
+		cut[part] = r
+	}
+}
+
+// attnRowCost is a row's work besides its positions, in positions.
+const attnRowCost = 16
+
 // RunRange implements Task over parts [lo, hi).
 func (t *attnRows) RunRange(lo, hi int) {
 	for part := lo; part < hi; part++ {
 		if t.split == 1 {
-			t.rows(part, part*t.m/t.parts, (part+1)*t.m/t.parts, 0, t.heads)
+			t.rows(part, t.cut[part], t.cut[part+1], 0, t.heads)
 			continue
 		}
 		r, run := part/t.split, part%t.split

@@ -266,3 +266,51 @@ func (c backendAttnCase) run(t *testing.T, threads int) []float32 {
 	}
 	return out
 }
+
+// TestAttnCutsBalance checks attnCuts against its definition: bounds that
+// start at 0, end at m and never decrease, and parts whose work (positions
+// plus attnRowCost a row) is within one row's work of an equal share — for
+// causal prefills (whose later rows cost more: equal row counts would give
+// the last part 3/4 of the work of 256 rows on two threads), a batch of
+// unequal streams, and more parts than rows.
+func TestAttnCutsBalance(t *testing.T) {
+	causal := func(n int) []int32 {
+		p := make([]int32, n)
+		for i := range p {
+			p[i] = int32(i)
+		}
+		return p
+	}
+	cases := []struct {
+		pos   []int32
+		parts int
+	}{
+		{causal(256), 2}, {causal(256), 3}, {causal(1000), 4}, {causal(5), 2},
+		{[]int32{900, 3, 3, 3, 40, 700}, 2}, {[]int32{7}, 1}, {[]int32{1, 2}, 4},
+	}
+	for _, c := range cases {
+		cut := make([]int, c.parts+1)
+		attnCuts(cut, c.pos, c.parts)
+		if cut[0] != 0 || cut[c.parts] != len(c.pos) {
+			t.Fatalf("%d rows, %d parts: cuts %v do not run from 0 to %d", len(c.pos), c.parts, cut, len(c.pos))
+		}
+		work := func(r int) int { return int(c.pos[r]) + 1 + attnRowCost }
+		total, most := 0, 0
+		for r := range c.pos {
+			total += work(r)
+			most = max(most, work(r))
+		}
+		for p := 0; p < c.parts; p++ {
+			if cut[p+1] < cut[p] {
+				t.Fatalf("%d rows, %d parts: cuts %v decrease", len(c.pos), c.parts, cut)
+			}
+			w := 0
+			for r := cut[p]; r < cut[p+1]; r++ {
+				w += work(r)
+			}
+			if w*c.parts > total+most*c.parts {
+				t.Errorf("%d rows, %d parts: part %d (rows %d..%d) has work %d, share %d + a row %d", len(c.pos), c.parts, p, cut[p], cut[p+1], w, total/c.parts, most)
+			}
+		}
+	}
+}
