@@ -46,12 +46,21 @@ const (
 // samples equal those of decoding each stream on its own. Every argument is
 // checked before any stream moves: a refused call changes nothing.
 func (m *Model) DecodeBatch(streams []*Stream, codes [][][Codebooks]int32, pcm [][]float32) error {
+	if len(pcm) != len(streams) {
+		return errorf(ErrArgs, "%d streams, %d code lists, %d PCM buffers", len(streams), len(codes), len(pcm))
+	}
+	return m.run(streams, codes, pcm)
+}
+
+// run is DecodeBatch, or with pcm nil the advance of the layers before the
+// upsampling alone (Stream.Advance).
+func (m *Model) run(streams []*Stream, codes [][][Codebooks]int32, pcm [][]float32) error {
 	if m.closed {
 		return errorf(ErrArgs, "model closed")
 	}
 	B := len(streams)
-	if len(codes) != B || len(pcm) != B {
-		return errorf(ErrArgs, "%d streams, %d code lists, %d PCM buffers", B, len(codes), len(pcm))
+	if len(codes) != B {
+		return errorf(ErrArgs, "%d streams, %d code lists", B, len(codes))
 	}
 	if B == 0 {
 		return nil
@@ -66,7 +75,7 @@ func (m *Model) DecodeBatch(streams []*Stream, codes [][][Codebooks]int32, pcm [
 			}
 		}
 		n := len(codes[b])
-		if len(pcm[b]) != n*m.spf {
+		if pcm != nil && len(pcm[b]) != n*m.spf {
 			return errorf(ErrArgs, "stream %d: PCM buffer holds %d samples, %d frames need %d", b, len(pcm[b]), n, n*m.spf)
 		}
 		if int64(s.pos)+int64(n) > 1<<30 {
@@ -111,10 +120,13 @@ func (m *Model) DecodeBatch(streams []*Stream, codes [][][Codebooks]int32, pcm [
 		for c := b; c < B; c++ {
 			if !done[c] && len(codes[c]) == len(codes[b]) {
 				done[c] = true
-				gs, gc, gp = append(gs, streams[c]), append(gc, codes[c]), append(gp, pcm[c])
+				gs, gc = append(gs, streams[c]), append(gc, codes[c])
+				if pcm != nil {
+					gp = append(gp, pcm[c])
+				}
 			}
 		}
-		if err := m.decodeGroup(gs, gc, gp); err != nil {
+		if err := m.decodeGroup(gs, gc, nilIfEmpty(gp)); err != nil {
 			return err
 		}
 	}
@@ -146,16 +158,27 @@ func (m *Model) decodeGroup(streams []*Stream, codes [][][Codebooks]int32, pcm [
 		pc, pp = pc[:0], pp[:0]
 		for b := range streams {
 			pc = append(pc, codes[b][t:t+k])
-			pp = append(pp, pcm[b][t*m.spf:(t+k)*m.spf])
+			if pcm != nil {
+				pp = append(pp, pcm[b][t*m.spf:(t+k)*m.spf])
+			}
 		}
-		if err := m.decodePass(streams, pc, pp, k); err != nil {
+		if err := m.decodePass(streams, pc, nilIfEmpty(pp), k); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// decodePass runs one graph pass of n frames of every stream.
+// nilIfEmpty returns p, or nil when it holds nothing (an advance's PCM).
+func nilIfEmpty(p [][]float32) [][]float32 {
+	if len(p) == 0 {
+		return nil
+	}
+	return p
+}
+
+// decodePass runs one graph pass of n frames of every stream (with pcm
+// nil, the layers before the upsampling only).
 func (m *Model) decodePass(streams []*Stream, codes [][][Codebooks]int32, pcm [][]float32, n int) error {
 	if m.passHook != nil {
 		m.passHook()
@@ -169,7 +192,8 @@ func (m *Model) decodePass(streams []*Stream, codes [][][Codebooks]int32, pcm []
 	return nil
 }
 
-// decode runs the graph on checked arguments.
+// decode runs the graph on checked arguments; with pcm nil it stops after
+// the transformer (Stream.Advance).
 func (m *Model) decode(streams []*Stream, codes [][][Codebooks]int32, pcm [][]float32, n int) error {
 	c := &m.cfg
 	be := m.b
@@ -231,6 +255,9 @@ func (m *Model) decode(streams []*Stream, codes [][][Codebooks]int32, pcm [][]fl
 	}
 	x = sc.bufs[sX][:R*L]
 	m.stage(StageTransformer)
+	if pcm == nil { // Stream.Advance: the later layers keep their state
+		return nil
+	}
 
 	// Upsample stages: transposed conv k=s=r, then a ConvNeXt block.
 	rows := n

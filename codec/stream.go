@@ -111,6 +111,50 @@ func (s *Stream) Decode(codes [][Codebooks]int32, pcm []float32) error {
 	return s.m.DecodeBatch([]*Stream{s}, [][][Codebooks]int32{codes}, [][]float32{pcm})
 }
 
+// Advance moves the stream over frames whose samples are not wanted (an
+// in-context clone's reference): they go through the layers up to the
+// transformer, whose state (its window of keys and values, pre_conv's
+// tail, the frame position) then is that of decoding them, while the later
+// layers keep theirs and nothing is written. Those later layers (the
+// upsampling and the vocoder) are finite impulse responses: their state
+// after a frame depends on their last LookbackFrames() frames of input
+// alone. So advancing over frames and then decoding at least
+// LookbackFrames() more leaves the very state, bit for bit, of decoding
+// them all, and the samples that follow are the same; the samples of those
+// decoded frames are not (the later layers start from another state).
+// Codes are checked as Decode checks them; a refused call changes nothing.
+func (s *Stream) Advance(codes [][Codebooks]int32) error {
+	return s.m.run([]*Stream{s}, [][][Codebooks]int32{codes}, nil)
+}
+
+// LookbackFrames returns how many frames of input the layers after the
+// transformer depend on: the sum of their causal histories (the ConvNeXt
+// depthwise convs', vocoder conv 0's, each block's transposed-conv carry
+// and residual-unit convs', the output conv's), each in its own rate's
+// rows, converted to frames, rounded up, plus one. See Advance.
+func (m *Model) LookbackFrames() int { return m.cfg.lookbackFrames() }
+
+// lookbackFrames is LookbackFrames for the configuration.
+func (c *Config) lookbackFrames() int {
+	spf := c.SamplesPerFrame()
+	samples := 0 // the histories, in output samples
+	rate := 1    // rows per frame at the current layer
+	for _, r := range c.UpsamplingRatios {
+		rate *= r
+		samples += 6 * spf / rate // ConvNeXt depthwise conv, k = 7
+	}
+	samples += 6 * spf / rate // vocoder conv 0, k = 7
+	for _, st := range c.UpsampleRates {
+		samples += spf / rate // transposed conv k = 2s: one input row of carry
+		rate *= st
+		for u := range 3 {
+			samples += 6 * dilation(u) * spf / rate // residual unit conv, k = 7
+		}
+	}
+	samples += 6 // output conv, k = 7, one row a sample
+	return (samples+spf-1)/spf + 1
+}
+
 // Stage names a part of the decoder for timing (see SetStageHook).
 type Stage int
 

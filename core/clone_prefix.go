@@ -9,7 +9,9 @@ import "fmt"
 const primeFrames = 25
 
 // prime decodes, unheard, the reference frames of s's in-context clone
-// with s's fresh decoder state, before its first generated frame: the
+// with s's fresh decoder state, before its first generated frame (all but
+// the last codec.Model.LookbackFrames only through the layers up to the
+// transformer, which gives the same state at a fraction of the cost): the
 // decoder then continues from the reference as upstream's one-call decode
 // of ref ‖ generated does, and the R·SamplesPerFrame reference samples
 // upstream cuts from the front of its waveform are never delivered. It
@@ -45,8 +47,17 @@ func (st *codecStage) prime(s *Stream, now func() float64) error {
 			return nil
 		}
 	}
-	for f := first; f < R; f += primeFrames {
-		n := min(primeFrames, R-f)
+	// Frames before the last LookbackFrames only advance the decoder (its
+	// layers up to the transformer): the vocoder's state after the
+	// reference depends on its last frames alone, so the state, and every
+	// sample after it, is that of decoding them all (codec.Stream.Advance).
+	decodeFrom := max(first, R-st.m.LookbackFrames())
+	for f := first; f < R; {
+		end := R
+		if f < decodeFrom {
+			end = decodeFrom
+		}
+		n := min(primeFrames, end-f)
 		if cap(st.primeCodes) < n {
 			st.primeCodes = make([][Codebooks]int32, primeFrames)
 		}
@@ -54,13 +65,19 @@ func (st *codecStage) prime(s *Stream, now func() float64) error {
 		for i := range codes {
 			copy(codes[i][:], c.RefCodes[(f+i)*Codebooks:(f+i+1)*Codebooks])
 		}
-		st.primePCM = grow(st.primePCM, n*st.spf)
 		st.busy(true)
-		err := s.dec.Decode(codes, st.primePCM[:n*st.spf])
+		var err error
+		if f < decodeFrom {
+			err = s.dec.Advance(codes)
+		} else {
+			st.primePCM = grow(st.primePCM, n*st.spf)
+			err = s.dec.Decode(codes, st.primePCM[:n*st.spf])
+		}
 		st.busy(false)
 		if err != nil {
-			return fmt.Errorf("core: request %q: decoding reference frames %d..%d: %w", s.req.ID, f, f+n-1, err)
+			return fmt.Errorf("core: request %q: priming with reference frames %d..%d: %w", s.req.ID, f, f+n-1, err)
 		}
+		f += n
 	}
 	if !cache {
 		st.primeMS.Add(now() - t0)

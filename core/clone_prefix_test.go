@@ -55,7 +55,9 @@ func testClonePrefixCut(t *testing.T, K int) {
 	}
 	runEngine(t, e)
 	spf := cm.SamplesPerFrame()
-	const R = 31 // more than one priming call (primeFrames)
+	// Several priming calls (primeFrames) before the last LookbackFrames
+	// (advanced, clone_prefix.go), then those decoded.
+	const R = 75
 	ref := make([]int32, R*Codebooks)
 	for i := range ref {
 		ref[i] = int32(i*5+i/Codebooks) % int32(ids.CodebookSize)
