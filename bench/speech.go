@@ -25,6 +25,9 @@ type SpeechReport struct {
 	CodecThreads   int    `json:"codec_threads"`
 	Streams        int    `json:"streams"`
 	Frames         int    `json:"frames"`
+	// CloneFrames is SpeechOptions.CloneFrames: the reference frames of
+	// every stream's in-context clone (0: the model's own voice).
+	CloneFrames int `json:"clone_frames,omitempty"`
 
 	// GenMsPerStep is the generation stage's time per decode step
 	// (core.step_ms minus the time the step waited on a full hop queue).
@@ -86,6 +89,11 @@ type SpeechOptions struct {
 	Frames         int // per stream, ≥ 2 (EOS masked until then)
 	Warmup         int // frames of a warm-up pass (none below 2)
 	TextLen        int
+	// CloneFrames, when > 0, makes every stream an in-context clone of
+	// that many reference frames (SyntheticClone; a Base model), with a
+	// different reference for every stream and pass: the timed pass then
+	// pays each reference's priming, as a voice's first request does.
+	CloneFrames int
 	// Floor, when set, measures the streaming-read rate before and after
 	// the timed pass (on the model's threads): the report then holds the
 	// generation floor of that run.
@@ -96,8 +104,8 @@ type SpeechOptions struct {
 // codec, not yet running), with rec its step-stats recorder (nil: no
 // attribution).
 func Speech(ctx context.Context, e host.Engine, rec *stats.Recorder, o SpeechOptions, logf func(string, ...any)) (*SpeechReport, error) {
-	if o.Streams < 1 || o.Frames < 2 || o.TextLen < 1 {
-		return nil, fmt.Errorf("bench: speech of %d streams, %d frames, %d text ids", o.Streams, o.Frames, o.TextLen)
+	if o.Streams < 1 || o.Frames < 2 || o.TextLen < 1 || o.CloneFrames < 0 {
+		return nil, fmt.Errorf("bench: speech of %d streams, %d frames, %d text ids, clones of %d reference frames", o.Streams, o.Frames, o.TextLen, o.CloneFrames)
 	}
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -106,7 +114,7 @@ func Speech(ctx context.Context, e host.Engine, rec *stats.Recorder, o SpeechOpt
 	defer func() { stop(); <-ran }()
 	if o.Warmup >= 2 {
 		logf("warm-up: %d stream(s) × %d frames with audio", o.Streams, o.Warmup)
-		if _, _, err := speechPass(ctx, e, o.Streams, o.Warmup, o.TextLen); err != nil {
+		if _, _, err := speechPass(ctx, e, o, o.Warmup, 0); err != nil {
 			return nil, err
 		}
 	}
@@ -118,7 +126,7 @@ func Speech(ctx context.Context, e host.Engine, rec *stats.Recorder, o SpeechOpt
 	logf("timed: %d stream(s) × %d frames with audio", o.Streams, o.Frames)
 	cpu0 := ProcessCPUMs()
 	t0 := time.Now()
-	ss, last, err := speechPass(ctx, e, o.Streams, o.Frames, o.TextLen)
+	ss, last, err := speechPass(ctx, e, o, o.Frames, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +144,7 @@ func Speech(ctx context.Context, e host.Engine, rec *stats.Recorder, o SpeechOpt
 	r := &SpeechReport{CPU: CPUName(),
 		Model: o.Model, Precision: w.Precision.String(), CodecPrecision: o.CodecPrecision,
 		ModelThreads: o.ModelThreads, CodecThreads: o.CodecThreads, Streams: o.Streams, Frames: o.Frames,
-		WallMS: wall, RTF: wall / audioMS, CPUCores: cpu / wall,
+		CloneFrames: o.CloneFrames, WallMS: wall, RTF: wall / audioMS, CPUCores: cpu / wall,
 	}
 	var ttfa, steady []float64
 	segs := make([][]float64, len(ttfaStages))
@@ -193,13 +201,14 @@ func ttfaSegments(t core.Timeline) []float64 {
 		d(t.FirstCut, t.FirstGot), d(t.FirstGot, t.FirstDecoded), d(t.FirstDecoded, t.FirstRead)}
 }
 
-// speechPass submits streams seeded requests of frames frames each, reads
-// each with its own goroutine (a player taking audio as it comes) and
-// returns the ended streams and when the last sample was read.
-func speechPass(ctx context.Context, e host.Engine, streams, frames, textLen int) ([]*core.Stream, time.Time, error) {
+// speechPass submits o.Streams seeded requests of frames frames each (pass
+// numbers the pass, so that clone references differ between passes),
+// reads each with its own goroutine (a player taking audio as it comes)
+// and returns the ended streams and when the last sample was read.
+func speechPass(ctx context.Context, e host.Engine, o SpeechOptions, frames, pass int) ([]*core.Stream, time.Time, error) {
 	var ss []*core.Stream
-	for i := range streams {
-		text := make([]int32, textLen)
+	for i := range o.Streams {
+		text := make([]int32, o.TextLen)
 		for j := range text {
 			text[j] = int32(1 + (i*31+j*7)%97)
 		}
@@ -207,6 +216,13 @@ func speechPass(ctx context.Context, e host.Engine, streams, frames, textLen int
 		r.ID = fmt.Sprintf("speech%d", i)
 		r.Talker.Seed, r.Predictor.Seed = core.Seed(int64(1000+i)), core.Seed(int64(2000+i))
 		r.Talker.MinTokens, r.MaxFrames = frames, frames
+		if o.CloneFrames > 0 {
+			c, err := SyntheticClone(e.IDs(), o.CloneFrames, uint64(pass*o.Streams+i))
+			if err != nil {
+				return nil, time.Time{}, err
+			}
+			r.Clone = c
+		}
 		s, err := e.Submit(ctx, r)
 		if err != nil {
 			return nil, time.Time{}, err
@@ -266,6 +282,9 @@ func cmpOr(a, b error) error {
 func (r *SpeechReport) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "e2e with audio %s %s + codec %s, %d stream(s) × %d frames, %d model + %d codec thread(s)\n",
 		r.Model, r.Precision, r.CodecPrecision, r.Streams, r.Frames, r.ModelThreads, r.CodecThreads)
+	if r.CloneFrames > 0 {
+		fmt.Fprintf(w, "  every stream an in-context clone of %d reference frames (its own reference: primed in the run)\n", r.CloneFrames)
+	}
 	fmt.Fprintf(w, "  generation %.1f ms/step, codec %.1f ms/step (%.1f ms per frame of one stream)\n", r.GenMsPerStep, r.CodecMsPerStep, r.CodecMsPerFrame)
 	fmt.Fprintf(w, "  RTF with audio %.3f (submit → last sample %.0f ms for %.2f s of audio per stream), steady %.3f\n", r.RTF, r.WallMS, float64(r.Frames)*core.FrameMS/1e3, r.RTFSteady)
 	fmt.Fprintf(w, "  TTFA p50 %.0f ms, p95 %.0f ms; %d stall(s) after the first audio (%.0f ms), at playback\n", r.TTFAMsP50, r.TTFAMsP95, r.Stalls, r.StallMs)

@@ -20,6 +20,7 @@ type benchE2ECmd struct {
 	Wasm      bool   `help:"Run the engine as the WASI guest (wazero), with the native figure measured in the same run (codes only)."`
 	CodesOnly bool   `name:"codes-only" help:"Generation alone, no codec (the figure before audio): ms per frame against the weight-read floor."`
 	Versus    string `help:"With --codes-only: a second precision run back to back with --precision, --repeat rounds, and the ratios of ms and bytes per frame (--precision over this)."`
+	Clone     int    `name:"clone-frames" default:"0" help:"With audio: every stream an in-context clone of this many synthetic reference frames (12.5 a second; a Base model, e.g. --model synth:0.6b-base), each its own reference, so its priming, longer prompt and longer attention are timed (0: the model's own voice)."`
 }
 
 // Run implements "omni bench e2e".
@@ -29,6 +30,9 @@ func (c *benchE2ECmd) Run(g *Globals, ctx context.Context) error {
 	}
 	c.privateAtLoad = true // time the steady state, not the copy
 	logf := func(format string, a ...any) { fmt.Fprintf(g.Stderr, "bench e2e: "+format+"\n", a...) }
+	if c.Clone > 0 && (c.CodesOnly || c.Wasm || c.Versus != "") {
+		return usageErrorf("bench e2e: --clone-frames measures with audio, natively: drop --codes-only, --wasm and --versus")
+	}
 	if c.Versus != "" {
 		return c.runVersus(g, ctx, logf)
 	}
@@ -62,7 +66,8 @@ func (c *benchE2ECmd) checkShape() error {
 		bound{"--streams", c.Streams, 1, maxStreams},
 		bound{"--frames", c.Frames, 2, maxFrames},
 		bound{"--warmup", c.Warmup, 0, maxFrames},
-		bound{"--repeat", c.Repeat, 1, maxRepeat})
+		bound{"--repeat", c.Repeat, 1, maxRepeat},
+		bound{"--clone-frames", c.Clone, 0, maxFrames})
 }
 
 // e2eOptions is the workload of bench e2e and sweep on e: the demo
@@ -83,7 +88,7 @@ func (c *benchE2ECmd) runSpeech(g *Globals, ctx context.Context, logf func(strin
 	fl := bench.NewFloorMeter(e.threads)
 	defer fl.Close()
 	o := e.speechOptions(c.Streams, c.Frames, c.Warmup)
-	o.Floor = fl
+	o.Floor, o.CloneFrames = fl, c.Clone
 	rep, err := bench.Speech(ctx, e.Engine, e.rec, o, logf)
 	if err != nil {
 		return err
