@@ -107,6 +107,9 @@ func Speech(ctx context.Context, e host.Engine, rec *stats.Recorder, o SpeechOpt
 	if o.Streams < 1 || o.Frames < 2 || o.TextLen < 1 || o.CloneFrames < 0 {
 		return nil, fmt.Errorf("bench: speech of %d streams, %d frames, %d text ids, clones of %d reference frames", o.Streams, o.Frames, o.TextLen, o.CloneFrames)
 	}
+	if ids := e.IDs(); o.CloneFrames > 0 && ids.ModelKind != "base" {
+		return nil, fmt.Errorf("bench: clones of %d reference frames: voice cloning needs a Base model, this one is %q", o.CloneFrames, ids.ModelKind)
+	}
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	ran := make(chan error, 1)

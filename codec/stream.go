@@ -50,8 +50,8 @@ func (m *Model) NewStream() (*Stream, error) {
 	return s, nil
 }
 
-// Frames returns the number of frames the stream has decoded since its start
-// or last Reset.
+// Frames returns the number of frames the stream has decoded or advanced
+// over (Advance) since its start or last Reset.
 func (s *Stream) Frames() int { return int(s.pos) }
 
 // Reset returns the stream to its start, as a new stream.
@@ -131,7 +131,11 @@ func (s *Stream) Advance(codes [][Codebooks]int32) error {
 // transformer depend on: the sum of their causal histories (the ConvNeXt
 // depthwise convs', vocoder conv 0's, each block's transposed-conv carry
 // and residual-unit convs', the output conv's), each in its own rate's
-// rows, converted to frames, rounded up, plus one. See Advance.
+// rows, converted to frames, rounded up, plus one: tracing a history back
+// through the rate changes rounds it out to whole rows of each slower
+// rate, up to a frame's samples less one in all, which the one frame
+// covers (at the real and tiny geometries one frame fewer still suffices,
+// two do not). See Advance.
 func (m *Model) LookbackFrames() int { return m.cfg.lookbackFrames() }
 
 // lookbackFrames is LookbackFrames for the configuration.

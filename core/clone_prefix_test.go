@@ -17,11 +17,11 @@ import (
 // own decode of the concatenated codes, independent of the streaming
 // path) after cutting the first R·SamplesPerFrame samples; with
 // ClonePrefixFrames K, the same with only the last K reference frames in
-// front. The generated frames decoded from a fresh state differ (the test
+// front (K = 30 advances some of them: codec.Stream.Advance). The generated frames decoded from a fresh state differ (the test
 // can tell the prefix). The priming starts at admission: the decoder state
 // exists during the first talker decode, before any chunk is cut.
 func TestClonePrefixCut(t *testing.T) {
-	for _, K := range []int{0, 9} {
+	for _, K := range []int{0, 9, 30} { // 30: more than LookbackFrames (24), so a bounded prefix advances too
 		t.Run(fmt.Sprintf("ClonePrefixFrames=%d", K), func(t *testing.T) { testClonePrefixCut(t, K) })
 	}
 }

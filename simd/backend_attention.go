@@ -2,16 +2,16 @@ package simd
 
 // attnRows is phase 2 of Backend.Attention as a pool Task over parts, each
 // normalising and rotating its rows' q and attending over their caches with
-// the part's own q and score scratch (slot p of b.qkTmp, b.attnTmp). With
-// at least as many rows as threads (a prefill, a batch), part p takes a
-// run of rows of about equal work (attnCuts) and all their heads; with
-// fewer (one stream's decode step) each row's heads are split into split
-// runs of whole KV groups, part p taking row p/split and run p%split, so a
-// long cache's attention does not run on one thread while the others
-// wait. Rows, and heads within a row, are independent, so any split gives
-// the single-threaded result, bit for bit; the scratch grows with the
-// threads, not the rows (a long prefill has many). The Backend keeps one
-// (b.attn), so a call allocates nothing.
+// the part's own q and score scratch (slot p of b.qkTmp, b.attnTmp). When
+// a row is split (attnParts: fewer rows than threads, at least two threads
+// a row, and attnSplitMinPos positions or more — one stream's decode step
+// over a long cache), its heads go in split runs of whole KV groups, part
+// p taking row p/split and run p%split, so the row's attention does not
+// run on one thread while the others wait; otherwise part p takes a run of
+// whole rows of about equal work (attnCuts). Rows, and heads within a row,
+// are independent, so any split gives the single-threaded result, bit for
+// bit; the scratch grows with the threads, not the rows (a long prefill
+// has many). The Backend keeps one (b.attn), so a call allocates nothing.
 type attnRows struct {
 	b           *Backend
 	out, qkv    []float32
@@ -57,12 +57,29 @@ func attnCuts(cut []int, pos []int32, parts int) {
 	cut[0], cut[parts] = 0, len(pos)
 	r, done := 0, 0
 	for part := 1; part < parts; part++ {
-		for r < len(pos) && done*parts < part*total {
-			done += int(pos[r]) + 1 + attnRowCost
+		// Part part starts at the row whose middle passes part/parts of
+		// the work: a heavy row crossing the line goes to the side that
+		// holds more of it (never all rows on one side of a batch of a
+		// row a thread).
+		for r < len(pos) {
+			w := int(pos[r]) + 1 + attnRowCost
+			if (2*done+w)*parts > 2*part*total {
+				break
+			}
+			done += w
 			r++
 		}
 		cut[part] = r
 	}
+}
+
+// attnParts returns how Attention splits m rows over threads threads when
+// the longest row attends to longest positions with kvh KV groups: the
+// parts, and the runs of KV groups each row is split into (attnSplit; 1:
+// parts of whole rows, at most one a row).
+func attnParts(m, threads, longest, kvh int) (parts, split int) {
+	split = attnSplit(m, threads, longest, kvh)
+	return min(threads, m*split), split
 }
 
 // attnRowCost is a row's work besides its positions, in positions.

@@ -243,8 +243,7 @@ func (b *Backend) Attention(out, qkv []float32, m int, caches, pos []int32, laye
 	maxN *= heads / kvh
 	parts, split := 1, 1
 	if b.pool != nil {
-		split = attnSplit(m, b.pool.Threads(), longest, kvh)
-		parts = min(b.pool.Threads(), m*split)
+		parts, split = attnParts(m, b.pool.Threads(), longest, kvh)
 	}
 	if cap(b.qkTmp) < parts*qw {
 		b.qkTmp = make([]float32, parts*qw)

@@ -156,8 +156,10 @@ func TestBackendAttentionThreadsAgree(t *testing.T) {
 // threads over long caches (a decode step of one or two streams): the
 // heads of a row, in runs of whole KV groups over the threads, give the
 // single-threaded result bit for bit — one row on 2, 3 and 4 threads (2,
-// 3 and 4 runs of 4 KV groups: uneven runs included), two rows on 4
-// threads, and a row too short to split beside one that is not.
+// 3 and 4 runs of 4 KV groups: uneven runs included), and two rows on 4
+// threads, one of them short (the split is the call's: both rows are
+// split). attnParts is checked to choose the split for those shapes, so
+// the comparisons run the split path.
 func TestBackendAttentionSplitsHeads(t *testing.T) {
 	one := backendAttnCase{heads: 8, kvh: 4, hd: 16, maxPos: 96, filled: []int32{attnSplitMinPos + 17},
 		caches: []int{0}, pos: []int32{attnSplitMinPos + 17}}
@@ -167,6 +169,14 @@ func TestBackendAttentionSplitsHeads(t *testing.T) {
 	two := backendAttnCase{heads: 8, kvh: 4, hd: 16, maxPos: 96, filled: []int32{80, 5},
 		caches: []int{0, 1}, pos: []int32{80, 5}}
 	two.agree(t, 1, 4)
+	for _, c := range []struct{ m, threads, longest, parts, split int }{
+		{1, 2, attnSplitMinPos + 18, 2, 2}, {1, 3, attnSplitMinPos + 18, 3, 3}, {1, 4, attnSplitMinPos + 18, 4, 4},
+		{2, 4, 81, 4, 2}, {2, 2, 81, 2, 1}, {1, 4, 17, 1, 1}, {5, 2, 300, 2, 1},
+	} {
+		if parts, split := attnParts(c.m, c.threads, c.longest, 4); parts != c.parts || split != c.split {
+			t.Errorf("attnParts(%d rows, %d threads, %d positions, 4 groups) = %d parts, split %d; want %d, %d", c.m, c.threads, c.longest, parts, split, c.parts, c.split)
+		}
+	}
 	if got := attnSplit(1, 4, attnSplitMinPos, 4); got != 4 {
 		t.Errorf("attnSplit(1 row, 4 threads, %d positions, 4 groups) = %d, want 4", attnSplitMinPos, got)
 	}
@@ -287,6 +297,7 @@ func TestAttnCutsBalance(t *testing.T) {
 	}{
 		{causal(256), 2}, {causal(256), 3}, {causal(1000), 4}, {causal(5), 2},
 		{[]int32{900, 3, 3, 3, 40, 700}, 2}, {[]int32{7}, 1}, {[]int32{1, 2}, 4},
+		{[]int32{500, 1000, 1000, 1000}, 4}, {[]int32{3, 10}, 2},
 	}
 	for _, c := range cases {
 		cut := make([]int, c.parts+1)
@@ -310,6 +321,12 @@ func TestAttnCutsBalance(t *testing.T) {
 			}
 			if w*c.parts > total+most*c.parts {
 				t.Errorf("%d rows, %d parts: part %d (rows %d..%d) has work %d, share %d + a row %d", len(c.pos), c.parts, p, cut[p], cut[p+1], w, total/c.parts, most)
+			}
+			// A batch of a row a part (a decode step of as many streams
+			// as threads): no part may hold two rows while another is
+			// empty — equal counts would be better.
+			if len(c.pos) == c.parts && cut[p+1]-cut[p] != 1 {
+				t.Errorf("%d rows on %d parts: cuts %v, want a row a part", len(c.pos), c.parts, cut)
 			}
 		}
 	}
