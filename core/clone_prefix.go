@@ -53,11 +53,11 @@ func (st *codecStage) prime(s *Stream, now func() float64) error {
 	// sample after it, is that of decoding them all (codec.Stream.Advance).
 	decodeFrom := max(first, R-st.m.LookbackFrames())
 	for f := first; f < R; {
-		end := R
-		if f < decodeFrom {
-			end = decodeFrom
+		advance := f < decodeFrom
+		n := min(primeFrames, R-f)
+		if advance {
+			n = min(n, decodeFrom-f)
 		}
-		n := min(primeFrames, end-f)
 		if cap(st.primeCodes) < n {
 			st.primeCodes = make([][Codebooks]int32, primeFrames)
 		}
@@ -67,7 +67,7 @@ func (st *codecStage) prime(s *Stream, now func() float64) error {
 		}
 		st.busy(true)
 		var err error
-		if f < decodeFrom {
+		if advance {
 			err = s.dec.Advance(codes)
 		} else {
 			st.primePCM = grow(st.primePCM, n*st.spf)

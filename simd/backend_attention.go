@@ -50,11 +50,14 @@ func attnSplit(m, threads, longest, kvh int) int {
 // with the first rows waiting. A row's work is counted as its positions
 // plus attnRowCost for its q's norm and rotation.
 func attnCuts(cut []int, pos []int32, parts int) {
+	cut[0], cut[parts] = 0, len(pos)
+	if parts == 1 { // one thread, or one row: nothing to weigh
+		return
+	}
 	total := 0
 	for _, p := range pos {
 		total += int(p) + 1 + attnRowCost
 	}
-	cut[0], cut[parts] = 0, len(pos)
 	r, done := 0, 0
 	for part := 1; part < parts; part++ {
 		// Part part starts at the row whose middle passes part/parts of

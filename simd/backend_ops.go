@@ -251,11 +251,14 @@ func (b *Backend) Attention(out, qkv []float32, m int, caches, pos []int32, laye
 	if cap(b.attnTmp) < parts*maxN {
 		b.attnTmp = make([]float32, parts*maxN)
 	}
-	if cap(b.attnCut) < parts+1 {
-		b.attnCut = make([]int, parts+1)
+	var cut []int // whole rows a part: their runs (a split row needs none)
+	if split == 1 {
+		if cap(b.attnCut) < parts+1 {
+			b.attnCut = make([]int, parts+1)
+		}
+		cut = b.attnCut[:parts+1]
+		attnCuts(cut, pos, parts)
 	}
-	cut := b.attnCut[:parts+1]
-	attnCuts(cut, pos, parts)
 	t := &b.attn
 	*t = attnRows{b: b, out: out, qkv: qkv, caches: caches, pos: pos, layer: layer, qn: qn.data, rope: ro.rope,
 		heads: heads, kvh: kvh, hd: hd, maxN: maxN, m: m, parts: parts, split: split, cut: cut, eps: eps, scale: float32(1 / math.Sqrt(float64(hd)))}
