@@ -203,14 +203,15 @@ func TestAdaptiveChunksMatchReference(t *testing.T) {
 // TestAdaptiveSlowProducerRampsByFloor: at 100 ms per frame (slower than
 // the 80 ms of audio a frame carries) the buffer never covers a chunk, so
 // every chunk is the ramp floor: 2 (MinFrames), 2 (no measurement yet: no
-// growth), then +max(2, int(100/15)) = +6 a chunk (8, 14, 20), capped at
-// 25; 120 frames = 2+2+8+14+20+25+25 and a final 24.
+// growth), 2 (one measurement: the ramp waits for a second), then
+// +max(2, int(100/15)) = +6 a chunk (8, 14, 20), capped at 25; 120 frames
+// = 2+2+2+8+14+20+25+25 and a final 22.
 func TestAdaptiveSlowProducerRampsByFloor(t *testing.T) {
 	cfg := sched.DefaultAdaptiveConfig()
 	r := seeded("slow", []int32{1, 2}, 41, 120)
 	ss := runTimed(t, 1, ms2d(100), []Request{r}, func(c *Config) { c.Adaptive = &cfg })
 	checkChunks(t, "slow", ss[0], sched.DefaultLeftContextFrames)
-	if got, want := sizes(ss[0].chunks), []int{2, 2, 8, 14, 20, 25, 25, 24}; !reflect.DeepEqual(got, want) {
+	if got, want := sizes(ss[0].chunks), []int{2, 2, 2, 8, 14, 20, 25, 25, 22}; !reflect.DeepEqual(got, want) {
 		t.Errorf("chunk sizes %v, want %v", got, want)
 	}
 }
@@ -257,10 +258,11 @@ func TestAdaptiveChunkingKeepsCodes(t *testing.T) {
 // TestChunkerAdaptiveLeft checks left (the throttle's frames to the next
 // chunk) on worked numbers: frames every 100 ms from t = 0; the first
 // chunk waits for MinFrames 2, the second for the last target 2 (no
-// measurement yet: no growth), the third (EWMA (300 − 100) / 2 = 100 ms
-// per frame, slower than the 80 ms a frame plays: the ramp floor) for 2 +
-// max(2, int(100/15)) = 8, the fourth for 8 + 6 = 14; the final chunk
-// takes frames 12–17.
+// measurement yet: no growth), the third for 2 as well (one measurement,
+// (300 − 100) / 2 = 100 ms per frame: the ramp waits for a second), the
+// fourth (EWMA 100 ms per frame twice, slower than the 80 ms a frame
+// plays: the ramp floor) for 2 + max(2, int(100/15)) = 8, the fifth for
+// 8 + 6 = 14; the final chunk takes frames 14–17.
 func TestChunkerAdaptiveLeft(t *testing.T) {
 	c := chunker{ramp: sched.DefaultFixedRamp()}
 	c.startAdaptive(sched.DefaultAdaptiveConfig())
@@ -277,16 +279,16 @@ func TestChunkerAdaptiveLeft(t *testing.T) {
 		}
 		got = append(got, step{total, c.left(total, at(total))})
 	}
-	want := []step{{1, 1}, {2, 2}, {3, 1}, {4, 8}, {5, 7}, {6, 6}, {7, 5}, {8, 4}, {9, 3}, {10, 2}, {11, 1}, {12, 14}, {13, 13}, {14, 12}, {15, 11}, {16, 10}}
+	want := []step{{1, 1}, {2, 2}, {3, 1}, {4, 2}, {5, 1}, {6, 8}, {7, 7}, {8, 6}, {9, 5}, {10, 4}, {11, 3}, {12, 2}, {13, 1}, {14, 14}, {15, 13}, {16, 12}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("left after each frame %v,\nwant %v", got, want)
 	}
-	if !reflect.DeepEqual(cut, []int{2, 2, 8}) {
-		t.Errorf("chunks %v, want [2 2 8]", cut)
+	if !reflect.DeepEqual(cut, []int{2, 2, 2, 8}) {
+		t.Errorf("chunks %v, want [2 2 2 8]", cut)
 	}
 	f := c.finish(18)
-	if !f.Final || f.First != 12 || f.Frames != 6 || f.LeftContext != 12 || f.Index != 3 {
-		t.Errorf("final chunk %+v, want index 3 first 12 frames 6 context 12", f)
+	if !f.Final || f.First != 14 || f.Frames != 4 || f.LeftContext != 14 || f.Index != 4 {
+		t.Errorf("final chunk %+v, want index 4 first 14 frames 4 context 14", f)
 	}
 }
 

@@ -48,7 +48,7 @@ type codecStage struct {
 	busyThreads int          // threads while generation runs; 0: all (Config.CodecBusyThreads)
 	genIdle     *atomic.Bool // the hop's: generation is waiting
 	onBusy      func(bool)   // Config.CodecBusy
-	load        codecLoad    // busy share and decode ms per frame, for the chunk controllers
+	load        codecLoad    // decode ms per frame, for the chunk controllers
 
 	decodeMS, callMS, primeMS, primeHits *stats.Counter
 }
@@ -231,7 +231,7 @@ func (st *codecStage) decodeRound(round []*Chunk, now func() float64) error {
 		end := now()
 		el := end - t0
 		st.busy(false)
-		st.load.observe(end, el, most)
+		st.load.observe(el, most)
 		st.callMS.Add(el)
 		st.decodeMS.AddN(el/float64(frames), frames) // one sample per frame, one lock
 		if err != nil {

@@ -43,12 +43,11 @@ func (c AdaptiveConfig) Validate() error {
 // keeps an EWMA of the measured milliseconds per frame between chunks and
 // the audio buffered ahead of the player, never shrinks a chunk (small
 // chunks cost the codec more per frame), grows chunks as far as the buffer
-// covers them while the producer is clearly faster than real time, or
-// faster at all with a codec stage that has time to spare (a larger chunk
-// would make the player wait), by a ramp floor every time otherwise (the
-// player waits anyway, or small chunks would last; larger chunks spare the
-// codec), and locks to MaxFrames once the buffer covers a whole steady
-// chunk plus the margin. Times are milliseconds on the caller's clock.
+// covers them while the producer keeps up with real time, by a ramp floor
+// once it is slower than real time (the player waits whatever the chunk
+// size; larger chunks spare the codec), and locks to MaxFrames once the
+// buffer covers a whole steady chunk plus the margin. Times are
+// milliseconds on the caller's clock.
 type Adaptive struct {
 	cfg        AdaptiveConfig
 	chunks     int     // chunks emitted
@@ -56,6 +55,7 @@ type Adaptive struct {
 	firstMS    float64 // time of the first chunk
 	lastMS     float64 // time of the last chunk
 	ewma       float64 // ms per frame; 0 until measured
+	lastSample float64 // the newest measurement (ms per frame)
 	lastTarget int     // target in force at the last chunk
 	steady     bool
 	buffer     func(nowMS float64) float64 // SetBuffer's source; nil: from the chunks sent
@@ -63,25 +63,16 @@ type Adaptive struct {
 }
 
 // CodecLoad is what the stage decoding a controller's chunks reports of
-// itself: Busy, the share of the wall time it spends decoding (0..1), and
-// MSPerFrame, how long one frame of a stream's chunk takes to decode (the
-// delay between cutting a chunk and its audio reaching the player).
+// itself: MSPerFrame, how long one frame of a stream's chunk takes to
+// decode (the delay between cutting a chunk and its audio reaching the
+// player).
 type CodecLoad struct {
-	Busy       float64
 	MSPerFrame float64
 }
 
 // SetCodecLoad gives the controller the codec stage's figures: the greedy
-// size then counts each frame's decode beside its generation, and while
-// the stage has time to spare (Busy below codecSpareShare) small chunks
-// cost no one anything, so chunks grow only as the buffer covers them up
-// to real time, not by the ramp from bufferedGrowthShare.
+// size and the lock then count each frame's decode beside its generation.
 func (a *Adaptive) SetCodecLoad(fn func() CodecLoad) { a.codec = fn }
-
-// codecSpareShare is the codec stage's busy share below which it has time
-// to spare for small chunks: one stream on two cores keeps it 0.3–0.45
-// busy, four streams 0.6–0.8 (bench e2e).
-const codecSpareShare = 0.5
 
 // SetBuffer makes BufferMS ask fn for the audio ahead of the player
 // instead of counting it from the chunks sent: an engine whose codec stage
@@ -89,13 +80,13 @@ const codecSpareShare = 0.5
 // returns 0 before the first delivery).
 func (a *Adaptive) SetBuffer(fn func(nowMS float64) float64) { a.buffer = fn }
 
-// bufferedGrowthShare is the share of a frame's audio (FrameMS) below
-// which the producer's measured time per frame makes the chunks grow only
-// as the buffer covers them: 0.85 × 80 = 68 ms. Closer to real time the
-// buffer grows by 12 ms a frame or less, chunks would stay at 2–3 frames
-// for hundreds of frames, and the codec's cost for small chunks slowed
-// four streams on two cores more than it saved (RATIONALE.md).
-const bufferedGrowthShare = 0.85
+// rampMeasurements is how many measurements (chunks after the first) the
+// ramp waits for: the first interval holds the engine's start (the first
+// chunks' decode shares the cores with generation: 85–90 ms a frame at
+// four streams on two cores whose steady step takes 60–70), and a chunk
+// never shrinks, so one slow start would make every later chunk larger
+// than the buffer covers (RATIONALE.md).
+const rampMeasurements = 2
 
 // NewAdaptive returns a controller; MinFrames, MaxFrames and RampDeltaMin
 // below 1 are raised to 1, and MinFrames above MaxFrames is lowered to it.
@@ -133,16 +124,12 @@ func (a *Adaptive) Steady() bool { return a.steady }
 // clamp(floor(max(0, buffer − margin) / (ewma + decode ms per frame)),
 // Min, Max) (Min before a measurement; the decode term with SetCodecLoad),
 // raised to the ramp floor, capped at MaxFrames; MaxFrames once steady.
-// The ramp floor is the last target until a measurement, then last +
-// max(RampDeltaMin, int(ewma / RampDivisor)) while the producer is near or
-// below real time (ewma ≥ bufferedGrowthShare·FrameMS: stalls cannot be
-// avoided, or avoiding them would keep chunks small for long, so chunks
-// grow to spare the codec; with a codec stage that has time to spare, the
-// line is FrameMS itself: small chunks spare no one, so only a producer
-// slower than real time ramps); below the line the floor is only the last
-// target (never shrink) and chunks grow as the buffer covers them (the
-// greedy size), so no chunk is cut larger than the audio ahead of the
-// player can wait for.
+// The ramp floor is the last target (never shrink), plus max(RampDeltaMin,
+// int(ewma / RampDivisor)) once the producer is slower than real time: the
+// EWMA and the newest measurement both at least FrameMS, from the
+// rampMeasurements-th measurement on. Then the player waits whatever the
+// chunker does, and larger chunks spare the codec; faster than that, no
+// chunk is cut larger than the audio ahead of the player can wait for.
 func (a *Adaptive) Target(nowMS float64) int {
 	c := a.cfg
 	if a.steady {
@@ -151,10 +138,9 @@ func (a *Adaptive) Target(nowMS float64) int {
 	if a.chunks == 0 {
 		return c.MinFrames
 	}
-	load := a.codecLoad()
 	greedy := c.MinFrames
 	if a.ewma > 0 {
-		buf, per := a.BufferMS(nowMS), a.perFrameMS(load)
+		buf, per := a.BufferMS(nowMS), a.perFrameMS(a.codecLoad())
 		if a.coversSteady(buf, per) {
 			return c.MaxFrames
 		}
@@ -162,14 +148,17 @@ func (a *Adaptive) Target(nowMS float64) int {
 		greedy = int(min(max(n, float64(c.MinFrames)), float64(c.MaxFrames)))
 	}
 	floor := a.lastTarget
-	line := bufferedGrowthShare * c.FrameMS
-	if a.codec != nil && load.Busy < codecSpareShare {
-		line = c.FrameMS
-	}
-	if a.ewma >= line {
+	if a.slowerThanRealTime() {
 		floor += max(c.RampDeltaMin, int(a.ewma/c.RampDivisor))
 	}
 	return min(max(floor, greedy), c.MaxFrames)
+}
+
+// slowerThanRealTime reports whether the producer has been measured slower
+// than the audio it makes: rampMeasurements measurements or more, the EWMA
+// and the newest one at FrameMS or above.
+func (a *Adaptive) slowerThanRealTime() bool {
+	return a.chunks > rampMeasurements && a.ewma >= a.cfg.FrameMS && a.lastSample >= a.cfg.FrameMS
 }
 
 // Ready reports whether newFrames frames not yet sent make a chunk at nowMS.
@@ -190,6 +179,7 @@ func (a *Adaptive) Emit(nowMS float64, n int) {
 		a.firstMS = nowMS
 	} else {
 		sample := (nowMS - a.lastMS) / float64(n)
+		a.lastSample = sample
 		if a.ewma == 0 {
 			a.ewma = sample
 		} else {

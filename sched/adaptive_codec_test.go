@@ -2,25 +2,21 @@ package sched
 
 import "testing"
 
-// TestAdaptiveCodecLoadWorked: with the codec stage's figures the greedy
-// size counts each frame's decode, and a codec with time to spare moves the
-// ramp line from 68 ms a frame to 80. Defaults (min 2, max 25, margin 50,
-// divisor 15, delta 2), two chunks of 2 frames 140 ms apart (ewma 70), 500
-// ms of audio delivered:
+// TestAdaptiveCodecLoadWorked: with the codec stage's figure the greedy
+// size counts each frame's decode. Defaults (min 2, max 25, margin 50,
+// divisor 15, delta 2), two chunks of 2 frames 140 ms apart (ewma 70,
+// faster than real time: no ramp), 500 ms of audio delivered:
 //
-//	no codec figures:     greedy floor(450/70) = 6, ramp floor 2 + max(2, int(70/15)) = 6 → 6
-//	busy 0.3, 20 ms/frame: greedy floor(450/90) = 5, floor the last target 2 → 5
-//	busy 0.7, 20 ms/frame: greedy 5, ramp floor 6 (a busy codec: 68 ms line) → 6
+//	no codec figures: greedy floor(450/70) = 6, floor the last target 2 → 6
+//	20 ms a frame:    greedy floor(450/90) = 5 → 5
 func TestAdaptiveCodecLoadWorked(t *testing.T) {
-	buf := 500.0
 	for _, c := range []struct {
 		name string
 		load *CodecLoad
 		want int
 	}{
 		{"none", nil, 6},
-		{"spare", &CodecLoad{Busy: 0.3, MSPerFrame: 20}, 5},
-		{"busy", &CodecLoad{Busy: 0.7, MSPerFrame: 20}, 6},
+		{"20 ms a frame", &CodecLoad{MSPerFrame: 20}, 5},
 	} {
 		a, err := NewAdaptive(DefaultAdaptiveConfig())
 		if err != nil {
@@ -28,7 +24,7 @@ func TestAdaptiveCodecLoadWorked(t *testing.T) {
 		}
 		a.Emit(0, 2)
 		a.Emit(140, 2)
-		a.SetBuffer(func(float64) float64 { return buf })
+		a.SetBuffer(func(float64) float64 { return 500 })
 		if c.load != nil {
 			l := *c.load
 			a.SetCodecLoad(func() CodecLoad { return l })
@@ -40,79 +36,156 @@ func TestAdaptiveCodecLoadWorked(t *testing.T) {
 			t.Errorf("%s: target %d, want %d", c.name, got, c.want)
 		}
 	}
-	// Slower than real time the ramp runs even with a codec to spare: 2
-	// chunks of 2 frames 180 ms apart (ewma 90), nothing delivered: floor 2
-	// + max(2, int(90/15)) = 8.
-	a, _ := NewAdaptive(DefaultAdaptiveConfig())
-	a.Emit(0, 2)
-	a.Emit(180, 2)
-	a.SetBuffer(func(float64) float64 { return 0 })
-	a.SetCodecLoad(func() CodecLoad { return CodecLoad{Busy: 0.2, MSPerFrame: 20} })
-	if got := a.Target(180); got != 8 {
-		t.Errorf("slower than real time: target %d, want the ramp floor 8", got)
-	}
 }
 
-// TestAdaptiveCodecLoadNoStall simulates one stream whose chunks are
-// decoded one after another by a codec taking decodeMS per frame, the
-// player starting at the first chunk's audio: a producer between the 68 ms
-// line and real time (70, 74 ms a frame) with a codec to spare (busy 0.3)
-// never lets the player run dry after the first chunk, and its chunks
-// still grow past 16 frames (at 74 ms the buffer covers about 19–24 frames
-// of generation and decode; the steady 25 needs 25 × 94 + 50 ms). (Without the codec figures the ramp from 68 ms cuts a
-// chunk the buffer cannot wait for: that is what this guards.)
-func TestAdaptiveCodecLoadNoStall(t *testing.T) {
-	const decodeMS = 20.0
-	for _, msPerFrame := range []float64{70, 74} {
+// TestAdaptiveRampWorked: the ramp floor waits for two measurements, both
+// the EWMA and the newest at 80 ms a frame or more. Defaults, nothing
+// delivered (the greedy size is min 2), chunks of 2 frames:
+//
+//	t=0, 180:      one measurement (90): no ramp yet → 2
+//	t=360:         90 again, ewma 90: floor 2 + max(2, int(90/15)) = 8 → 8
+//
+// and a slow start that then keeps up:
+//
+//	t=0, 180, 300: samples 90, 60; ewma 0.3·60 + 0.7·90 = 81 ≥ 80 but the
+//	               newest 60 < 80: no ramp → 2
+//	t=420:         60, ewma 74.7 → 2
+func TestAdaptiveRampWorked(t *testing.T) {
+	run := func(times []float64) *Adaptive {
 		a, err := NewAdaptive(DefaultAdaptiveConfig())
 		if err != nil {
 			t.Fatal(err)
 		}
-		type arrival struct{ at, audio float64 }
-		var arrivals []arrival
-		codecFree := 0.0
-		delivered := func(now float64) (audio, start float64) {
-			start = -1
-			for _, r := range arrivals {
-				if r.at <= now {
-					audio += r.audio
-					if start < 0 {
-						start = r.at
-					}
-				}
-			}
-			return audio, start
+		a.SetBuffer(func(float64) float64 { return 0 })
+		for _, at := range times {
+			a.Emit(at, 2)
 		}
-		a.SetBuffer(func(now float64) float64 {
-			audio, start := delivered(now)
-			if start < 0 {
-				return 0
+		return a
+	}
+	if got := run([]float64{0, 180}).Target(180); got != 2 {
+		t.Errorf("one slow measurement: target %d, want 2 (no ramp yet)", got)
+	}
+	if got := run([]float64{0, 180, 360}).Target(360); got != 8 {
+		t.Errorf("two slow measurements: target %d, want the ramp floor 8", got)
+	}
+	a := run([]float64{0, 180, 300})
+	if e := a.EWMA(); e < 80.999 || e > 81.001 {
+		t.Fatalf("slow start: ewma %v, want 81", e)
+	}
+	if got := a.Target(300); got != 2 {
+		t.Errorf("slow start, then 60 ms a frame: target %d, want 2 (no ramp)", got)
+	}
+	if got := run([]float64{0, 180, 300, 420}).Target(420); got != 2 {
+		t.Errorf("slow start, then 60 ms a frame twice: target %d, want 2", got)
+	}
+}
+
+// chunkArrival is one chunk in simulateChunks: when its audio reaches the
+// player, how much audio it holds, how many frames.
+type chunkArrival struct {
+	at, audio float64
+	frames    int
+}
+
+// simulateChunks runs the controller against one stream whose frame i
+// takes msPerFrame(i) to generate and whose chunks a codec decodes one
+// after another at decodeMS a frame, the buffer counted from the audio
+// delivered (a player starting at the first chunk's audio). It returns the
+// chunks as they arrive.
+func simulateChunks(t *testing.T, frames int, msPerFrame func(int) float64, decodeMS float64) []chunkArrival {
+	t.Helper()
+	a, err := NewAdaptive(DefaultAdaptiveConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var arrivals []chunkArrival
+	a.SetBuffer(func(now float64) float64 {
+		var audio float64
+		for _, r := range arrivals {
+			if r.at <= now {
+				audio += r.audio
 			}
-			return audio - (now - start)
-		})
-		a.SetCodecLoad(func() CodecLoad { return CodecLoad{Busy: 0.3, MSPerFrame: decodeMS} })
-		now, pending, last := 0.0, 0, 0
-		for frame := 0; frame < 600; frame++ {
-			now += msPerFrame
-			pending++
-			if !a.Ready(pending, now) {
-				continue
-			}
-			last = a.Target(now)
-			a.Emit(now, pending)
-			done := max(now, codecFree) + decodeMS*float64(pending)
-			codecFree = done
-			if len(arrivals) > 0 {
-				audio, start := delivered(done - 1e-9)
-				if left := audio - (done - start); left < 0 {
-					t.Fatalf("%v ms/frame: chunk %d (%d frames) arrives %.0f ms after the player ran dry", msPerFrame, len(arrivals), pending, -left)
-				}
-			}
-			arrivals = append(arrivals, arrival{done, float64(pending) * 80})
-			pending = 0
 		}
-		if last < 16 {
-			t.Errorf("%v ms/frame: last target %d, want chunks of 16 frames or more by 600 frames", msPerFrame, last)
+		if len(arrivals) == 0 || arrivals[0].at > now {
+			return 0
 		}
+		return audio - (now - arrivals[0].at)
+	})
+	a.SetCodecLoad(func() CodecLoad { return CodecLoad{MSPerFrame: decodeMS} })
+	now, pending, codecFree := 0.0, 0, 0.0
+	for i := 0; i < frames; i++ {
+		now += msPerFrame(i)
+		pending++
+		if !a.Ready(pending, now) && i < frames-1 {
+			continue
+		}
+		a.Emit(now, pending)
+		codecFree = max(now, codecFree) + decodeMS*float64(pending)
+		arrivals = append(arrivals, chunkArrival{codecFree, float64(pending) * 80, pending})
+		pending = 0
+	}
+	return arrivals
+}
+
+// underruns is, by definition, how long a player that starts at the first
+// chunk's audio waits for each later chunk (0 when it is there in time;
+// each wait shifts the player's clock).
+func underruns(arrivals []chunkArrival) []float64 {
+	waits := make([]float64, len(arrivals))
+	if len(arrivals) == 0 {
+		return waits
+	}
+	clock, played := arrivals[0].at, 0.0
+	for i, r := range arrivals {
+		if need := clock + played; i > 0 && r.at > need {
+			waits[i] = r.at - need
+			clock += waits[i]
+		}
+		played += r.audio
+	}
+	return waits
+}
+
+// TestAdaptiveCodecLoadNoStall: a producer between 68 ms a frame and real
+// time (70, 74 ms) with a codec taking 20 ms a frame never lets the player
+// run dry after the first chunk, and its chunks still grow past 16 frames
+// (at 74 ms the buffer covers about 19–24 frames of generation and decode;
+// the steady 25 needs 25 × 94 + 50 ms).
+func TestAdaptiveCodecLoadNoStall(t *testing.T) {
+	for _, ms := range []float64{70, 74} {
+		arrivals := simulateChunks(t, 600, func(int) float64 { return ms }, 20)
+		for i, w := range underruns(arrivals) {
+			if w > 0 {
+				t.Fatalf("%v ms/frame: chunk %d (%d frames) arrives %.0f ms after the player ran dry", ms, i, arrivals[i].frames, w)
+			}
+		}
+		if last := arrivals[len(arrivals)-2].frames; last < 16 {
+			t.Errorf("%v ms/frame: chunk of %d frames near the end, want 16 or more by 600 frames", ms, last)
+		}
+	}
+}
+
+// TestAdaptiveSlowStartNoStall is four streams on two cores (wave 3,
+// session 16): the first four frames take 90 ms (the first chunks' decode
+// shares the cores), every later one 66 ms, the codec 12 ms a frame. The
+// second chunk is late whatever the controller does (its frames were made
+// at 90 ms); after it the player never runs dry (the slow start does not
+// start a ramp that outgrows the buffer), and the chunks grow as the
+// buffer does.
+func TestAdaptiveSlowStartNoStall(t *testing.T) {
+	ms := func(i int) float64 {
+		if i < 4 {
+			return 90
+		}
+		return 66
+	}
+	arrivals := simulateChunks(t, 400, ms, 12)
+	for i, w := range underruns(arrivals) {
+		if i > 1 && w > 0 {
+			t.Fatalf("chunk %d (%d frames) arrives %.0f ms after the player ran dry", i, arrivals[i].frames, w)
+		}
+	}
+	if last := arrivals[len(arrivals)-2].frames; last < 8 {
+		t.Errorf("chunk of %d frames near the end, want chunks grown to 8 or more by 400 frames", last)
 	}
 }
