@@ -53,9 +53,24 @@ func (versionCmd) Run(g *Globals, _ context.Context) error {
 		}
 	}
 	fmt.Fprintf(g.Stdout, "omni %s (%s, %s/%s)\n", rev, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	fmt.Fprintf(g.Stdout, "cpu: %s, %d physical cores\n", bench.CPUName(), cpuid.CPU.PhysicalCores)
+	fmt.Fprintf(g.Stdout, "cpu: %s, %s\n", bench.CPUName(), coresLine(runtime.NumCPU(), cpuid.CPU.PhysicalCores))
 	fmt.Fprintf(g.Stdout, "features: %s\n", strings.Join(feats, " "))
 	fmt.Fprintf(g.Stdout, "kernel levels supported: %s\n", strings.Join(levels, " "))
 	fmt.Fprintf(g.Stdout, "kernel level in use: %s\n", simd.Active())
 	return nil
+}
+
+// coresLine describes the CPUs the process may use (logical) beside the
+// physical cores CPUID reports, which a VM's hypervisor may make up (254
+// on a 2-vCPU "Turin-like" VM): a count above the logical CPUs is named
+// as CPUID's, not as the machine's.
+func coresLine(logical, physical int) string {
+	switch {
+	case physical <= 0:
+		return fmt.Sprintf("%d logical CPUs", logical)
+	case physical > logical:
+		return fmt.Sprintf("%d logical CPUs (CPUID reports %d physical cores: a hypervisor's figure; kernels use at most %d threads by default)", logical, physical, simd.DefaultThreads())
+	default:
+		return fmt.Sprintf("%d physical cores, %d logical CPUs", physical, logical)
+	}
 }
