@@ -25,7 +25,7 @@ func (l *codecLoad) observe(elMS float64, frames int) {
 	ewmaStore(&l.perFrame, elMS/float64(frames))
 }
 
-// load returns the current figures.
+// load returns the current figure.
 func (l *codecLoad) load() sched.CodecLoad {
 	return sched.CodecLoad{MSPerFrame: math.Float64frombits(l.perFrame.Load())}
 }

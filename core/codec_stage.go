@@ -228,8 +228,7 @@ func (st *codecStage) decodeRound(round []*Chunk, now func() float64) error {
 		st.busy(true)
 		t0 := now()
 		err := st.m.DecodeBatch(st.streams, st.codes, st.pcm)
-		end := now()
-		el := end - t0
+		el := now() - t0
 		st.busy(false)
 		st.load.observe(el, most)
 		st.callMS.Add(el)

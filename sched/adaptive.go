@@ -10,8 +10,8 @@ type AdaptiveConfig struct {
 	MinFrames      int     `json:"min_frames"`       // smallest chunk (2)
 	MaxFrames      int     `json:"max_frames"`       // steady chunk (25, codec_chunk_frames)
 	SafetyMarginMS float64 `json:"safety_margin_ms"` // audio kept ahead of the player (50)
-	RampDivisor    float64 `json:"ramp_divisor"`     // floor step, near or slower than real time: max(RampDeltaMin, int(ewma / RampDivisor)) (15)
-	RampDeltaMin   int     `json:"ramp_delta_min"`   // least growth per chunk, near or slower than real time (2)
+	RampDivisor    float64 `json:"ramp_divisor"`     // floor step once slower than real time: max(RampDeltaMin, int(ewma / RampDivisor)) (15)
+	RampDeltaMin   int     `json:"ramp_delta_min"`   // least growth per chunk once slower than real time (2)
 	Alpha          float64 `json:"alpha"`            // EWMA weight of the newest measurement (0.3)
 	FrameMS        float64 `json:"frame_ms"`         // audio per frame (80)
 }
@@ -59,7 +59,7 @@ type Adaptive struct {
 	lastTarget int     // target in force at the last chunk
 	steady     bool
 	buffer     func(nowMS float64) float64 // SetBuffer's source; nil: from the chunks sent
-	codec      func() CodecLoad            // SetCodecLoad's source; nil: no codec figures
+	codec      func() CodecLoad            // SetCodecLoad's source; nil: no codec figure
 }
 
 // CodecLoad is what the stage decoding a controller's chunks reports of
@@ -70,7 +70,7 @@ type CodecLoad struct {
 	MSPerFrame float64
 }
 
-// SetCodecLoad gives the controller the codec stage's figures: the greedy
+// SetCodecLoad gives the controller the codec stage's figure: the greedy
 // size and the lock then count each frame's decode beside its generation.
 func (a *Adaptive) SetCodecLoad(fn func() CodecLoad) { a.codec = fn }
 
@@ -158,7 +158,7 @@ func (a *Adaptive) Target(nowMS float64) int {
 // than the audio it makes: rampMeasurements measurements or more, the EWMA
 // and the newest one at FrameMS or above.
 func (a *Adaptive) slowerThanRealTime() bool {
-	return a.chunks > rampMeasurements && a.ewma >= a.cfg.FrameMS && a.lastSample >= a.cfg.FrameMS
+	return a.chunks-1 >= rampMeasurements && a.ewma >= a.cfg.FrameMS && a.lastSample >= a.cfg.FrameMS
 }
 
 // Ready reports whether newFrames frames not yet sent make a chunk at nowMS.
@@ -196,7 +196,7 @@ func (a *Adaptive) Emit(nowMS float64, n int) {
 }
 
 // perFrameMS is how long a frame of the next chunk takes to reach the
-// player: its generation (the EWMA) and, with codec figures, its decode.
+// player: its generation (the EWMA) and, with the codec's figure, its decode.
 func (a *Adaptive) perFrameMS(load CodecLoad) float64 {
 	return a.ewma + max(0, load.MSPerFrame)
 }
@@ -207,7 +207,7 @@ func (a *Adaptive) coversSteady(buf, per float64) bool {
 	return buf >= float64(a.cfg.MaxFrames)*per+a.cfg.SafetyMarginMS
 }
 
-// codecLoad is SetCodecLoad's figures, or none.
+// codecLoad is SetCodecLoad's figure, or none.
 func (a *Adaptive) codecLoad() CodecLoad {
 	if a.codec == nil {
 		return CodecLoad{}

@@ -4,8 +4,8 @@ import "testing"
 
 // TestAdaptiveCodecLoadWorked: with the codec stage's figure the greedy
 // size counts each frame's decode. Defaults (min 2, max 25, margin 50,
-// divisor 15, delta 2), two chunks of 2 frames 140 ms apart (ewma 70,
-// faster than real time: no ramp), 500 ms of audio delivered:
+// divisor 15, delta 2), two chunks of 2 frames 140 ms apart (ewma 70; one
+// measurement: no ramp), 500 ms of audio delivered:
 //
 //	no codec figures: greedy floor(450/70) = 6, floor the last target 2 → 6
 //	20 ms a frame:    greedy floor(450/90) = 5 → 5
@@ -50,6 +50,11 @@ func TestAdaptiveCodecLoadWorked(t *testing.T) {
 //	t=0, 180, 300: samples 90, 60; ewma 0.3·60 + 0.7·90 = 81 ≥ 80 but the
 //	               newest 60 < 80: no ramp → 2
 //	t=420:         60, ewma 74.7 → 2
+//
+// and a slow interval after a fast start:
+//
+//	t=0, 120, 240, 420: samples 60, 60, 90; ewma 0.3·90 + 0.7·60 = 69 < 80
+//	                    though the newest is 90: no ramp → 2
 func TestAdaptiveRampWorked(t *testing.T) {
 	run := func(times []float64) *Adaptive {
 		a, err := NewAdaptive(DefaultAdaptiveConfig())
@@ -77,6 +82,13 @@ func TestAdaptiveRampWorked(t *testing.T) {
 	}
 	if got := run([]float64{0, 180, 300, 420}).Target(420); got != 2 {
 		t.Errorf("slow start, then 60 ms a frame twice: target %d, want 2", got)
+	}
+	a = run([]float64{0, 120, 240, 420})
+	if e := a.EWMA(); e < 68.999 || e > 69.001 {
+		t.Fatalf("one slow interval: ewma %v, want 69", e)
+	}
+	if got := a.Target(420); got != 2 {
+		t.Errorf("one slow interval after 60 ms frames: target %d, want 2 (the EWMA is faster than real time)", got)
 	}
 }
 
@@ -146,8 +158,8 @@ func underruns(arrivals []chunkArrival) []float64 {
 	return waits
 }
 
-// TestAdaptiveCodecLoadNoStall: a producer between 68 ms a frame and real
-// time (70, 74 ms) with a codec taking 20 ms a frame never lets the player
+// TestAdaptiveCodecLoadNoStall: a producer between the old 68 ms line
+// (session 6) and real time (70, 74 ms) with a codec taking 20 ms a frame never lets the player
 // run dry after the first chunk, and its chunks still grow past 16 frames
 // (at 74 ms the buffer covers about 19–24 frames of generation and decode;
 // the steady 25 needs 25 × 94 + 50 ms).

@@ -49,8 +49,8 @@ func TestFixedRampBoundaries(t *testing.T) {
 // and the EWMA measures the producer. A producer faster than the 80 ms a
 // frame plays (20, 60, 67, 79 ms) never lets the player run dry after the
 // first chunk (the audio sent, frames × 80 ms, covers the time since the
-// first chunk at every later one); below 68 ms (a buffer growing 12 ms a
-// frame or more) it locks to 25 by covering it within 400 frames. A
+// first chunk at every later one); below 68 ms (a buffer growing more
+// than 12 ms a frame) it locks to 25 by covering it within 400 frames. A
 // slower one (80, 95, 150 ms) reaches 25 by the ramp floor.
 func TestAdaptiveNeverShrinksAndLocksToSteady(t *testing.T) {
 	for _, msPerFrame := range []float64{20, 60, 67, 79, 80, 95, 150} {

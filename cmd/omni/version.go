@@ -60,16 +60,17 @@ func (versionCmd) Run(g *Globals, _ context.Context) error {
 	return nil
 }
 
-// coresLine describes the CPUs the process may use (logical) beside the
-// physical cores CPUID reports, which a VM's hypervisor may make up (254
-// on a 2-vCPU "Turin-like" VM): a count above the logical CPUs is named
-// as CPUID's, not as the machine's.
+// coresLine describes the CPUs the process may use (logical: its
+// affinity) beside the physical cores CPUID reports, which a VM's
+// hypervisor may make up (254 on a 2-vCPU "Turin-like" VM) or which may
+// exceed a cpuset: a count above the logical CPUs is named as CPUID's, not
+// as the process's.
 func coresLine(logical, physical int) string {
 	switch {
 	case physical <= 0:
 		return fmt.Sprintf("%d logical CPUs", logical)
 	case physical > logical:
-		return fmt.Sprintf("%d logical CPUs (CPUID reports %d physical cores: a hypervisor's figure; kernels use at most %d threads by default)", logical, physical, simd.DefaultThreads())
+		return fmt.Sprintf("%d logical CPUs (CPUID reports %d physical cores: more than this process may use; kernels use at most %d threads by default)", logical, physical, logical)
 	default:
 		return fmt.Sprintf("%d physical cores, %d logical CPUs", physical, logical)
 	}
