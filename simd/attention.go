@@ -78,6 +78,12 @@ func AttentionKV(out, q, k, v []float32, nPos, nHeads, nKV, headDim, headStride,
 			kb := kg[p0*stride:]
 			for j := h; j < he; j++ {
 				s := scratch[(j-h)*nPos+p0 : (j-h)*nPos+p1]
+				if lvl == AVX512VNNI && j+1 < he { // two heads, each K row loaded once
+					sb := scratch[(j+1-h)*nPos+p0:]
+					attnScores2AVX512(&s[0], &sb[0], &q[j*headDim], &kb[0], p1-p0, stride, headDim, scale)
+					j++
+					continue
+				}
 				qj := q[j*headDim : (j+1)*headDim]
 				switch lvl {
 				case AVX512VNNI:
@@ -101,6 +107,12 @@ func AttentionKV(out, q, k, v []float32, nPos, nHeads, nKV, headDim, headStride,
 			for j := h; j < he; j++ {
 				s := scratch[(j-h)*nPos+p0 : (j-h)*nPos+p1]
 				oj := out[j*headDim : (j+1)*headDim]
+				if lvl == AVX512VNNI && j+1 < he && headDim%128 == 0 { // two heads, each V row loaded once
+					sb := scratch[(j+1-h)*nPos+p0:]
+					attnValues2AVX512(&oj[0], &out[(j+1)*headDim], &s[0], &sb[0], &vb[0], p1-p0, stride, headDim)
+					j++
+					continue
+				}
 				switch lvl {
 				case AVX512VNNI:
 					attnValuesAVX512(&oj[0], &s[0], &vb[0], p1-p0, stride, headDim)

@@ -23,3 +23,17 @@ func attnValuesAVX512(out, p, v *float32, nPos, stride, headDim int)
 //
 //go:noescape
 func attnValuesAVX2(out, p, v *float32, nPos, stride, headDim int)
+
+// attnScores2AVX512 is attnScoresAVX512 for two query heads of one KV
+// group at once (q: both heads, 2·headDim floats; scores to sa and sb),
+// each K vector loaded once for both; the same bits per head.
+//
+//go:noescape
+func attnScores2AVX512(sa, sb, q, k *float32, nPos, stride, headDim int, scale float32)
+
+// attnValues2AVX512 is attnValuesAVX512 for two heads sharing v (into oa
+// with pa, into ob with pb), each V vector loaded once for both; headDim a
+// multiple of 128; the same bits per head.
+//
+//go:noescape
+func attnValues2AVX512(oa, ob, pa, pb, v *float32, nPos, stride, headDim int)
