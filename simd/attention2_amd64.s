@@ -1,6 +1,7 @@
 //go:build amd64 && gc && !purego
 
 #include "textflag.h"
+#include "attention_amd64.h"
 
 // Two query heads of one KV group over the same K and V rows: each K or V
 // vector is loaded once into a register and feeds both heads' fused
@@ -21,59 +22,12 @@
 #define P4 R11
 #define D R12
 
-// REDUCE8 sums each of eight accumulators' lanes in attnScoresAVX512's
-// order, scales them by Z15 and stores the eight scores at dst (Z9-Z11
-// scratch, Z16 the gather permutation). It overwrites a0, a2, a4, a6.
-#define REDUCE8(a0, a1, a2, a3, a4, a5, a6, a7, dst) \
-	VSHUFF32X4 $0x44, a1, a0, Z9  \
-	VSHUFF32X4 $0xEE, a1, a0, Z10 \
-	VADDPS     Z10, Z9, a0        \
-	VSHUFF32X4 $0x44, a3, a2, Z9  \
-	VSHUFF32X4 $0xEE, a3, a2, Z10 \
-	VADDPS     Z10, Z9, a2        \
-	VSHUFF32X4 $0x44, a5, a4, Z9  \
-	VSHUFF32X4 $0xEE, a5, a4, Z10 \
-	VADDPS     Z10, Z9, a4        \
-	VSHUFF32X4 $0x44, a7, a6, Z9  \
-	VSHUFF32X4 $0xEE, a7, a6, Z10 \
-	VADDPS     Z10, Z9, a6        \
-	VSHUFF32X4 $0x88, a2, a0, Z9  \
-	VSHUFF32X4 $0xDD, a2, a0, Z10 \
-	VADDPS     Z10, Z9, a0        \
-	VSHUFF32X4 $0x88, a6, a4, Z9  \
-	VSHUFF32X4 $0xDD, a6, a4, Z10 \
-	VADDPS     Z10, Z9, a4        \
-	VSHUFPS    $0x88, a4, a0, Z9  \
-	VSHUFPS    $0xDD, a4, a0, Z10 \
-	VADDPS     Z10, Z9, Z9        \
-	VSHUFPS    $0x88, Z9, Z9, Z10 \
-	VSHUFPS    $0xDD, Z9, Z9, Z11 \
-	VADDPS     Z11, Z10, Z10      \
-	VPERMPS    Z10, Z16, Z11      \
-	VMULPS     Z15, Z11, Z11      \
-	VMOVUPS    Y11, dst
-
 // KSTEP loads the K vector at addr and adds its products with qa (Z8)
 // and qb (Z25) to accumulators a and b.
 #define KSTEP(addr, a, b) \
 	VMOVUPS     addr, Z26     \
 	VFMADD231PS Z26, Z8, a    \
 	VFMADD231PS Z26, Z25, b
-
-// REDUCE1 reduces accumulator z (a Z register of 0-7) in
-// attnScoresAVX512's one-position order, scales it by X15 and stores it
-// at dst, with t (a Z register of 0-7) as scratch.
-#define REDUCE1(zz, yz, xz, yt, xt, dst) \
-	VEXTRACTF32X8 $1, zz, yt \
-	VADDPS        yt, yz, yz \
-	VEXTRACTF128  $1, yz, xt \
-	VADDPS        xt, xz, xz \
-	VMOVSHDUP     xz, xt     \
-	VADDPS        xt, xz, xz \
-	VMOVHLPS      xz, xz, xt \
-	VADDSS        xt, xz, xz \
-	VMULSS        X15, xz, xz \
-	VMOVSS        xz, dst
 
 // func attnScores2AVX512(sa, sb, q, k *float32, nPos, stride, headDim int, scale float32)
 //
@@ -92,27 +46,13 @@ TEXT ·attnScores2AVX512(SB), NOSPLIT, $0-60
 	SHLQ         $2, HD
 	LEAQ         (Q)(HD*1), QB
 	LEAQ         (ST)(ST*2), ST3
-	VMOVDQU32    scorePerm2<>(SB), Z16
+	VMOVDQU32    ·attnScorePerm(SB), Z16
 
 s2_8:
 	CMPQ   NP, $8
 	JL     s2_1
-	VXORPS Z0, Z0, Z0
-	VXORPS Z1, Z1, Z1
-	VXORPS Z2, Z2, Z2
-	VXORPS Z3, Z3, Z3
-	VXORPS Z4, Z4, Z4
-	VXORPS Z5, Z5, Z5
-	VXORPS Z6, Z6, Z6
-	VXORPS Z7, Z7, Z7
-	VXORPS Z17, Z17, Z17
-	VXORPS Z18, Z18, Z18
-	VXORPS Z19, Z19, Z19
-	VXORPS Z20, Z20, Z20
-	VXORPS Z21, Z21, Z21
-	VXORPS Z22, Z22, Z22
-	VXORPS Z23, Z23, Z23
-	VXORPS Z24, Z24, Z24
+	ZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	ZERO8(Z17, Z18, Z19, Z20, Z21, Z22, Z23, Z24)
 	MOVQ   K, P0
 	LEAQ   (K)(ST*4), P4
 	XORQ   D, D
@@ -172,24 +112,6 @@ s2_done:
 	VZEROUPPER
 	RET
 
-// scorePerm2 is scorePerm (attention_amd64.s), kept beside its second use.
-DATA scorePerm2<>+0(SB)/4, $0
-DATA scorePerm2<>+4(SB)/4, $4
-DATA scorePerm2<>+8(SB)/4, $8
-DATA scorePerm2<>+12(SB)/4, $12
-DATA scorePerm2<>+16(SB)/4, $1
-DATA scorePerm2<>+20(SB)/4, $5
-DATA scorePerm2<>+24(SB)/4, $9
-DATA scorePerm2<>+28(SB)/4, $13
-DATA scorePerm2<>+32(SB)/4, $0
-DATA scorePerm2<>+36(SB)/4, $0
-DATA scorePerm2<>+40(SB)/4, $0
-DATA scorePerm2<>+44(SB)/4, $0
-DATA scorePerm2<>+48(SB)/4, $0
-DATA scorePerm2<>+52(SB)/4, $0
-DATA scorePerm2<>+56(SB)/4, $0
-DATA scorePerm2<>+60(SB)/4, $0
-GLOBL scorePerm2<>(SB), RODATA|NOPTR, $64
 
 #define OA DI
 #define OB R13
@@ -228,22 +150,8 @@ TEXT ·attnValues2AVX512(SB), NOSPLIT, $0-64
 v2_128:
 	CMPQ    D, HD
 	JGE     v2_done
-	VMOVUPS (OA)(D*1), Z0
-	VMOVUPS 64(OA)(D*1), Z1
-	VMOVUPS 128(OA)(D*1), Z2
-	VMOVUPS 192(OA)(D*1), Z3
-	VMOVUPS 256(OA)(D*1), Z4
-	VMOVUPS 320(OA)(D*1), Z5
-	VMOVUPS 384(OA)(D*1), Z6
-	VMOVUPS 448(OA)(D*1), Z7
-	VMOVUPS (OB)(D*1), Z16
-	VMOVUPS 64(OB)(D*1), Z17
-	VMOVUPS 128(OB)(D*1), Z18
-	VMOVUPS 192(OB)(D*1), Z19
-	VMOVUPS 256(OB)(D*1), Z20
-	VMOVUPS 320(OB)(D*1), Z21
-	VMOVUPS 384(OB)(D*1), Z22
-	VMOVUPS 448(OB)(D*1), Z23
+	LOAD8(OA, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	LOAD8(OB, Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23)
 	MOVQ    PA, PPA
 	MOVQ    PB, PPB
 	LEAQ    (V)(D*1), VP
@@ -265,22 +173,8 @@ v2_128p:
 	ADDQ         ST, VP
 	DECQ         CNT
 	JNZ          v2_128p
-	VMOVUPS      Z0, (OA)(D*1)
-	VMOVUPS      Z1, 64(OA)(D*1)
-	VMOVUPS      Z2, 128(OA)(D*1)
-	VMOVUPS      Z3, 192(OA)(D*1)
-	VMOVUPS      Z4, 256(OA)(D*1)
-	VMOVUPS      Z5, 320(OA)(D*1)
-	VMOVUPS      Z6, 384(OA)(D*1)
-	VMOVUPS      Z7, 448(OA)(D*1)
-	VMOVUPS      Z16, (OB)(D*1)
-	VMOVUPS      Z17, 64(OB)(D*1)
-	VMOVUPS      Z18, 128(OB)(D*1)
-	VMOVUPS      Z19, 192(OB)(D*1)
-	VMOVUPS      Z20, 256(OB)(D*1)
-	VMOVUPS      Z21, 320(OB)(D*1)
-	VMOVUPS      Z22, 384(OB)(D*1)
-	VMOVUPS      Z23, 448(OB)(D*1)
+	STORE8(OA, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	STORE8(OB, Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23)
 	ADDQ         $512, D
 	JMP          v2_128
 

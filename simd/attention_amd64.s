@@ -1,6 +1,7 @@
 //go:build amd64 && gc && !purego
 
 #include "textflag.h"
+#include "attention_amd64.h"
 
 #define S DI
 #define Q SI
@@ -13,25 +14,26 @@
 #define P4 R11
 #define D R12
 
-// scorePerm gathers the 8 dot products of the reduction tree (element 4k is
-// position k, element 4k+1 position 4+k) into positions 0…7.
-DATA scorePerm<>+0(SB)/4, $0
-DATA scorePerm<>+4(SB)/4, $4
-DATA scorePerm<>+8(SB)/4, $8
-DATA scorePerm<>+12(SB)/4, $12
-DATA scorePerm<>+16(SB)/4, $1
-DATA scorePerm<>+20(SB)/4, $5
-DATA scorePerm<>+24(SB)/4, $9
-DATA scorePerm<>+28(SB)/4, $13
-DATA scorePerm<>+32(SB)/4, $0
-DATA scorePerm<>+36(SB)/4, $0
-DATA scorePerm<>+40(SB)/4, $0
-DATA scorePerm<>+44(SB)/4, $0
-DATA scorePerm<>+48(SB)/4, $0
-DATA scorePerm<>+52(SB)/4, $0
-DATA scorePerm<>+56(SB)/4, $0
-DATA scorePerm<>+60(SB)/4, $0
-GLOBL scorePerm<>(SB), RODATA|NOPTR, $64
+// attnScorePerm gathers the 8 dot products of the reduction tree (element 4k is
+// position k, element 4k+1 position 4+k) into positions 0…7 (REDUCE8, in both
+// score kernels).
+DATA ·attnScorePerm+0(SB)/4, $0
+DATA ·attnScorePerm+4(SB)/4, $4
+DATA ·attnScorePerm+8(SB)/4, $8
+DATA ·attnScorePerm+12(SB)/4, $12
+DATA ·attnScorePerm+16(SB)/4, $1
+DATA ·attnScorePerm+20(SB)/4, $5
+DATA ·attnScorePerm+24(SB)/4, $9
+DATA ·attnScorePerm+28(SB)/4, $13
+DATA ·attnScorePerm+32(SB)/4, $0
+DATA ·attnScorePerm+36(SB)/4, $0
+DATA ·attnScorePerm+40(SB)/4, $0
+DATA ·attnScorePerm+44(SB)/4, $0
+DATA ·attnScorePerm+48(SB)/4, $0
+DATA ·attnScorePerm+52(SB)/4, $0
+DATA ·attnScorePerm+56(SB)/4, $0
+DATA ·attnScorePerm+60(SB)/4, $0
+GLOBL ·attnScorePerm(SB), RODATA|NOPTR, $64
 
 // func attnScoresAVX512(s, q, k *float32, nPos, stride, headDim int, scale float32)
 //
@@ -51,19 +53,12 @@ TEXT ·attnScoresAVX512(SB), NOSPLIT, $0-52
 	SHLQ         $2, ST
 	SHLQ         $2, HD
 	LEAQ         (ST)(ST*2), ST3
-	VMOVDQU32    scorePerm<>(SB), Z16
+	VMOVDQU32    ·attnScorePerm(SB), Z16
 
 sc512_8:
 	CMPQ   NP, $8
 	JL     sc512_1
-	VXORPS Z0, Z0, Z0
-	VXORPS Z1, Z1, Z1
-	VXORPS Z2, Z2, Z2
-	VXORPS Z3, Z3, Z3
-	VXORPS Z4, Z4, Z4
-	VXORPS Z5, Z5, Z5
-	VXORPS Z6, Z6, Z6
-	VXORPS Z7, Z7, Z7
+	ZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 	MOVQ   K, P0
 	LEAQ   (K)(ST*4), P4
 	XORQ   D, D
@@ -84,38 +79,7 @@ sc512_8d:
 	CMPQ        D, HD
 	JL          sc512_8d
 
-	// 256-bit halves: pairs (0,1) (2,3) (4,5) (6,7) → Z0 Z2 Z4 Z6.
-	VSHUFF32X4 $0x44, Z1, Z0, Z9
-	VSHUFF32X4 $0xEE, Z1, Z0, Z10
-	VADDPS     Z10, Z9, Z0
-	VSHUFF32X4 $0x44, Z3, Z2, Z9
-	VSHUFF32X4 $0xEE, Z3, Z2, Z10
-	VADDPS     Z10, Z9, Z2
-	VSHUFF32X4 $0x44, Z5, Z4, Z9
-	VSHUFF32X4 $0xEE, Z5, Z4, Z10
-	VADDPS     Z10, Z9, Z4
-	VSHUFF32X4 $0x44, Z7, Z6, Z9
-	VSHUFF32X4 $0xEE, Z7, Z6, Z10
-	VADDPS     Z10, Z9, Z6
-
-	// 128-bit halves: lane k of Z0 is position k, of Z4 position 4+k.
-	VSHUFF32X4 $0x88, Z2, Z0, Z9
-	VSHUFF32X4 $0xDD, Z2, Z0, Z10
-	VADDPS     Z10, Z9, Z0
-	VSHUFF32X4 $0x88, Z6, Z4, Z9
-	VSHUFF32X4 $0xDD, Z6, Z4, Z10
-	VADDPS     Z10, Z9, Z4
-
-	// Within each lane: (e0+e1)+(e2+e3).
-	VSHUFPS $0x88, Z4, Z0, Z9
-	VSHUFPS $0xDD, Z4, Z0, Z10
-	VADDPS  Z10, Z9, Z9
-	VSHUFPS $0x88, Z9, Z9, Z10
-	VSHUFPS $0xDD, Z9, Z9, Z11
-	VADDPS  Z11, Z10, Z10
-	VPERMPS Z10, Z16, Z11
-	VMULPS  Z15, Z11, Z11
-	VMOVUPS Y11, (S)
+	REDUCE8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, (S))
 
 	ADDQ $32, S
 	LEAQ (K)(ST*8), K
@@ -135,16 +99,7 @@ sc512_1d:
 	CMPQ        D, HD
 	JL          sc512_1d
 
-	VEXTRACTF32X8 $1, Z0, Y1
-	VADDPS        Y1, Y0, Y0
-	VEXTRACTF128  $1, Y0, X1
-	VADDPS        X1, X0, X0
-	VMOVSHDUP     X0, X1
-	VADDPS        X1, X0, X0
-	VMOVHLPS      X0, X0, X1
-	VADDSS        X1, X0, X0
-	VMULSS        X15, X0, X0
-	VMOVSS        X0, (S)
+	REDUCE1(Z0, Y0, X0, Y1, X1, (S))
 	ADDQ          $4, S
 	ADDQ          ST, K
 	DECQ          NP
@@ -276,14 +231,7 @@ av512_128:
 	SUBQ   D, REM
 	CMPQ   REM, $512
 	JL     av512_64
-	VMOVUPS (OUT)(D*1), Z0
-	VMOVUPS 64(OUT)(D*1), Z1
-	VMOVUPS 128(OUT)(D*1), Z2
-	VMOVUPS 192(OUT)(D*1), Z3
-	VMOVUPS 256(OUT)(D*1), Z4
-	VMOVUPS 320(OUT)(D*1), Z5
-	VMOVUPS 384(OUT)(D*1), Z6
-	VMOVUPS 448(OUT)(D*1), Z7
+	LOAD8(OUT, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 	MOVQ   PR, PP
 	LEAQ   (V)(D*1), VP
 	MOVQ   NP, CNT
@@ -302,14 +250,7 @@ av512_128p:
 	ADDQ         ST, VP
 	DECQ         CNT
 	JNZ          av512_128p
-	VMOVUPS      Z0, (OUT)(D*1)
-	VMOVUPS      Z1, 64(OUT)(D*1)
-	VMOVUPS      Z2, 128(OUT)(D*1)
-	VMOVUPS      Z3, 192(OUT)(D*1)
-	VMOVUPS      Z4, 256(OUT)(D*1)
-	VMOVUPS      Z5, 320(OUT)(D*1)
-	VMOVUPS      Z6, 384(OUT)(D*1)
-	VMOVUPS      Z7, 448(OUT)(D*1)
+	STORE8(OUT, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 	ADDQ         $512, D
 	JMP          av512_128
 
