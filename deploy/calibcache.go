@@ -88,7 +88,7 @@ func LoadCalibration(cacheDir, fingerprint string) (c sched.Calibration, found b
 	if err != nil {
 		return sched.Calibration{}, false, fmt.Errorf("deploy: read calibration: %w", err)
 	}
-	if t := bytes.TrimSpace(b); len(t) == 0 || t[0] != '{' {
+	if !jsonObject(b) {
 		return sched.Calibration{}, false, fmt.Errorf("deploy: calibration %s: want a JSON object", path)
 	}
 	if err := json.Unmarshal(b, &c); err != nil {
@@ -103,4 +103,12 @@ func LoadCalibration(cacheDir, fingerprint string) (c sched.Calibration, found b
 		}
 	}
 	return c, true, nil
+}
+
+// jsonObject reports whether b holds, past white space, a JSON object
+// rather than null, a scalar or nothing (which json.Unmarshal into a
+// struct accepts without a word).
+func jsonObject(b []byte) bool {
+	t := bytes.TrimSpace(b)
+	return len(t) > 0 && t[0] == '{'
 }

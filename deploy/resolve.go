@@ -56,7 +56,7 @@ func readProfileFile(path string) (profileFile, error) {
 		return profileFile{}, fmt.Errorf("deploy: deploy profile: %w", err)
 	}
 	var f profileFile
-	if t := bytes.TrimSpace(b); len(t) == 0 || t[0] != '{' {
+	if !jsonObject(b) {
 		return profileFile{}, fmt.Errorf("deploy: deploy profile %s: want a JSON object", path)
 	}
 	d := json.NewDecoder(bytes.NewReader(b))

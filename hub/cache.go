@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"unicode"
 )
 
 // CacheDir returns the hub cache directory the way huggingface_hub finds it:
@@ -87,7 +86,7 @@ func badRevision(rev string) string {
 	if strings.Contains(rev, "..") {
 		return `it contains ".."`
 	}
-	if strings.ContainsFunc(rev, func(r rune) bool { return r == '\\' || unicode.IsControl(r) }) {
+	if hasBackslashOrControl(rev) {
 		return "it holds a backslash or a control character"
 	}
 	for _, c := range strings.Split(rev, "/") {

@@ -87,6 +87,12 @@ func shardsOf(repo string, index []byte, listed []string) ([]string, error) {
 // on every OS: not empty, no '/' or '\' (a separator on Windows), not
 // hidden (so not "." or ".."), no control character (NUL included).
 func plainName(f string) bool {
-	return f != "" && path.Base(f) == f && !strings.HasPrefix(f, ".") &&
-		!strings.ContainsFunc(f, func(r rune) bool { return r == '\\' || unicode.IsControl(r) })
+	return f != "" && path.Base(f) == f && !strings.HasPrefix(f, ".") && !hasBackslashOrControl(f)
+}
+
+// hasBackslashOrControl reports whether s holds a '\' (a separator on
+// Windows) or a control character (NUL included): neither belongs in a
+// file name or a revision the cache turns into a path.
+func hasBackslashOrControl(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return r == '\\' || unicode.IsControl(r) })
 }

@@ -112,7 +112,6 @@ s2_done:
 	VZEROUPPER
 	RET
 
-
 #define OA DI
 #define OB R13
 #define PA SI

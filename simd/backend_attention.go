@@ -21,7 +21,6 @@ type attnRows struct {
 	rope        *ropeTable
 	heads, kvh  int
 	hd, maxN    int   // head width; score scratch per part
-	m, parts    int   // rows; parts they are split into
 	split       int   // runs of KV groups per row (1: a part takes whole rows)
 	cut         []int // with split 1, part p's rows are [cut[p], cut[p+1])
 	eps, scale  float32

@@ -261,7 +261,7 @@ func (b *Backend) Attention(out, qkv []float32, m int, caches, pos []int32, laye
 	}
 	t := &b.attn
 	*t = attnRows{b: b, out: out, qkv: qkv, caches: caches, pos: pos, layer: layer, qn: qn.data, rope: ro.rope,
-		heads: heads, kvh: kvh, hd: hd, maxN: maxN, m: m, parts: parts, split: split, cut: cut, eps: eps, scale: float32(1 / math.Sqrt(float64(hd)))}
+		heads: heads, kvh: kvh, hd: hd, maxN: maxN, split: split, cut: cut, eps: eps, scale: float32(1 / math.Sqrt(float64(hd)))}
 	if parts > 1 {
 		b.pool.Run(t, parts, 1)
 	} else {
